@@ -1,0 +1,414 @@
+package dev.floe.catalog;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+import org.mapdb.BTreeMap;
+import org.mapdb.DB;
+import org.mapdb.DBException;
+import org.mapdb.DBMaker;
+import org.mapdb.Serializer;
+
+/**
+ * The pointer store behind {@link MapDbCatalog}: one MapDB file with a write-ahead log holding
+ * namespaces, table pointers, per-table commit logs and small durable sections that other floe
+ * components keep next to the pointers (reclaim jobs, for example).
+ *
+ * <p>Every mutation runs in {@link #write}: under one lock, applied to MapDB, committed durably,
+ * and only then published to the in-memory mirror that all reads use. A reader therefore sees
+ * either the state before a mutation or the state after it, never a half-applied one.
+ *
+ * <p>One store exists per file per JVM; catalogs that name the same file share it (reference
+ * counted), because MapDB locks the file against every second opener, including one in the same
+ * process.
+ */
+final class CatalogStore {
+  static final String FORMAT = "floe-catalog";
+  static final String FORMAT_VERSION = "1";
+  /** The first byte of every MapDB 3 store file. */
+  private static final int MAPDB_HEADER = 0x4A;
+
+  private static final Map<Path, CatalogStore> OPEN = new HashMap<>();
+
+  private final Path file;
+  private final DB db;
+  private final BTreeMap<String, String> meta;
+  private final BTreeMap<String, String> namespaces;
+  private final BTreeMap<String, String> pointers;
+  private final BTreeMap<String, String> commitLog;
+  private final BTreeMap<String, String> sections;
+  private final ReentrantLock writeLock = new ReentrantLock();
+  private volatile Snapshot snapshot;
+  private int references; // guarded by OPEN
+
+  /** An immutable view of the pointers and namespaces, as of one committed transaction. */
+  static final class Snapshot {
+    final NavigableMap<String, String> pointers;
+    final NavigableMap<String, Map<String, String>> namespaces;
+
+    Snapshot(NavigableMap<String, String> pointers, NavigableMap<String, Map<String, String>> ns) {
+      this.pointers = Collections.unmodifiableNavigableMap(pointers);
+      this.namespaces = Collections.unmodifiableNavigableMap(ns);
+    }
+  }
+
+  private CatalogStore(Path file, DB db) {
+    this.file = file;
+    this.db = db;
+    this.meta = db.treeMap("floe.meta", Serializer.STRING, Serializer.STRING).createOrOpen();
+    this.namespaces =
+        db.treeMap("floe.namespaces", Serializer.STRING, Serializer.STRING).createOrOpen();
+    this.pointers = db.treeMap("floe.tables", Serializer.STRING, Serializer.STRING).createOrOpen();
+    this.commitLog =
+        db.treeMap("floe.commit-log", Serializer.STRING, Serializer.STRING).createOrOpen();
+    this.sections =
+        db.treeMap("floe.sections", Serializer.STRING, Serializer.STRING).createOrOpen();
+    NavigableMap<String, Map<String, String>> ns = new TreeMap<>();
+    namespaces.forEach((key, value) -> ns.put(key, PropertiesCodec.decode(value)));
+    this.snapshot = new Snapshot(new TreeMap<>(pointers), ns);
+  }
+
+  /** Opens (or joins the already open) store for {@code file}, creating a new catalog if absent. */
+  static CatalogStore acquire(Path file) {
+    Path key = file.toAbsolutePath().normalize();
+    synchronized (OPEN) {
+      CatalogStore store = OPEN.get(key);
+      if (store == null) {
+        store = open(key);
+        OPEN.put(key, store);
+      }
+      store.references += 1;
+      return store;
+    }
+  }
+
+  /** Gives back one reference; the last one closes the file. */
+  void release() {
+    synchronized (OPEN) {
+      references -= 1;
+      if (references > 0) {
+        return;
+      }
+      OPEN.remove(file);
+    }
+    writeLock.lock();
+    try {
+      db.close();
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  Path file() {
+    return file;
+  }
+
+  Snapshot snapshot() {
+    return snapshot;
+  }
+
+  /** The commit log of one table, sequence to metadata location, oldest first. */
+  NavigableMap<Long, String> commitLog(String tableKey) {
+    writeLock.lock();
+    try {
+      NavigableMap<Long, String> entries = new TreeMap<>();
+      String prefix = CatalogKeys.logOf(tableKey);
+      commitLog
+          .subMap(prefix, true, prefix + CatalogKeys.END, false)
+          .forEach((key, value) -> entries.put(CatalogKeys.sequenceOf(key), value));
+      return entries;
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /** The entries of one durable section, key to value. */
+  NavigableMap<String, String> section(String section) {
+    writeLock.lock();
+    try {
+      NavigableMap<String, String> entries = new TreeMap<>();
+      String prefix = section + CatalogKeys.LEVEL;
+      sections
+          .subMap(prefix, true, prefix + CatalogKeys.END, false)
+          .forEach((key, value) -> entries.put(key.substring(prefix.length()), value));
+      return entries;
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /**
+   * Runs {@code body} as one transaction: applied, committed durably, then published to readers.
+   * Anything {@code body} throws rolls the transaction back and is rethrown as it is; a failure of
+   * MapDB itself becomes a {@link CatalogFileException} naming the file.
+   */
+  <T> T write(String what, Function<Transaction, T> body) {
+    writeLock.lock();
+    try {
+      if (db.isClosed()) {
+        throw new IllegalStateException("Catalog file " + file + " is closed");
+      }
+      Transaction tx = new Transaction(snapshot);
+      T result;
+      try {
+        result = body.apply(tx);
+        db.commit();
+      } catch (DBException e) {
+        rollbackQuietly();
+        throw new CatalogFileException(
+            file, "Could not " + what + " in catalog file " + file + ": " + e.getMessage(), e);
+      } catch (RuntimeException | Error e) {
+        rollbackQuietly();
+        throw e;
+      }
+      snapshot = tx.publish();
+      return result;
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  private void rollbackQuietly() {
+    try {
+      db.rollback();
+    } catch (RuntimeException suppressed) {
+      // the file is already in trouble; the caller gets the original failure
+    }
+  }
+
+  /** The mutations one {@link #write} may make. Reads see the transaction's own writes. */
+  final class Transaction {
+    private final Snapshot base;
+    private TreeMap<String, String> newPointers;
+    private TreeMap<String, Map<String, String>> newNamespaces;
+
+    private Transaction(Snapshot base) {
+      this.base = base;
+    }
+
+    NavigableMap<String, String> pointers() {
+      return newPointers != null ? newPointers : base.pointers;
+    }
+
+    NavigableMap<String, Map<String, String>> namespaces() {
+      return newNamespaces != null ? newNamespaces : base.namespaces;
+    }
+
+    String pointer(String tableKey) {
+      return pointers().get(tableKey);
+    }
+
+    void putPointer(String tableKey, String location) {
+      pointers.put(tableKey, location);
+      mutablePointers().put(tableKey, location);
+    }
+
+    String removePointer(String tableKey) {
+      pointers.remove(tableKey);
+      return mutablePointers().remove(tableKey);
+    }
+
+    /** Appends {@code location} to the table's commit log under the next sequence number. */
+    void appendLog(String tableKey, String location) {
+      String prefix = CatalogKeys.logOf(tableKey);
+      NavigableMap<String, String> entries =
+          commitLog.subMap(prefix, true, prefix + CatalogKeys.END, false);
+      long next = entries.isEmpty() ? 0 : CatalogKeys.sequenceOf(entries.lastKey()) + 1;
+      commitLog.put(CatalogKeys.logEntry(tableKey, next), location);
+    }
+
+    /** Removes the whole commit log of a table; returns how many entries it had. */
+    int pruneLog(String tableKey) {
+      String prefix = CatalogKeys.logOf(tableKey);
+      NavigableMap<String, String> entries =
+          commitLog.subMap(prefix, true, prefix + CatalogKeys.END, false);
+      int count = entries.size();
+      entries.clear();
+      return count;
+    }
+
+    /** Moves a table's commit log under a new key, keeping its sequence numbers. */
+    void moveLog(String fromKey, String toKey) {
+      for (Map.Entry<Long, String> entry : commitLogOf(fromKey).entrySet()) {
+        commitLog.put(CatalogKeys.logEntry(toKey, entry.getKey()), entry.getValue());
+      }
+      pruneLog(fromKey);
+    }
+
+    private NavigableMap<Long, String> commitLogOf(String tableKey) {
+      NavigableMap<Long, String> entries = new TreeMap<>();
+      String prefix = CatalogKeys.logOf(tableKey);
+      commitLog
+          .subMap(prefix, true, prefix + CatalogKeys.END, false)
+          .forEach((key, value) -> entries.put(CatalogKeys.sequenceOf(key), value));
+      return entries;
+    }
+
+    void putNamespace(String namespaceKey, Map<String, String> properties) {
+      namespaces.put(namespaceKey, PropertiesCodec.encode(properties));
+      mutableNamespaces().put(namespaceKey, Map.copyOf(properties));
+    }
+
+    boolean removeNamespace(String namespaceKey) {
+      namespaces.remove(namespaceKey);
+      return mutableNamespaces().remove(namespaceKey) != null;
+    }
+
+    void putSection(String section, String key, String value) {
+      sections.put(section + CatalogKeys.LEVEL + key, value);
+    }
+
+    boolean removeSection(String section, String key) {
+      return sections.remove(section + CatalogKeys.LEVEL + key) != null;
+    }
+
+    private TreeMap<String, String> mutablePointers() {
+      if (newPointers == null) {
+        newPointers = new TreeMap<>(base.pointers);
+      }
+      return newPointers;
+    }
+
+    private TreeMap<String, Map<String, String>> mutableNamespaces() {
+      if (newNamespaces == null) {
+        newNamespaces = new TreeMap<>(base.namespaces);
+      }
+      return newNamespaces;
+    }
+
+    private Snapshot publish() {
+      if (newPointers == null && newNamespaces == null) {
+        return base;
+      }
+      return new Snapshot(
+          newPointers != null ? newPointers : new TreeMap<>(base.pointers),
+          newNamespaces != null ? newNamespaces : new TreeMap<>(base.namespaces));
+    }
+  }
+
+  private static CatalogStore open(Path file) {
+    checkLooksLikeMapDb(file);
+    DB db;
+    try {
+      Files.createDirectories(file.toAbsolutePath().getParent());
+      db = DBMaker.fileDB(file.toFile()).transactionEnable().fileChannelEnable().make();
+    } catch (DBException.FileLocked e) {
+      throw new CatalogInUseException(file, e);
+    } catch (DBException | IOException e) {
+      throw new CatalogFileException(
+          file,
+          "Catalog file "
+              + file
+              + " is damaged or truncated and cannot be opened ("
+              + describe(e)
+              + "). It was left as it is: restore it from a copy, or point 'uri' at a new file.",
+          e);
+    }
+    try {
+      checkFormat(file, db);
+      return new CatalogStore(file, db);
+    } catch (RuntimeException e) {
+      try {
+        db.rollback();
+        db.close();
+      } catch (RuntimeException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+  }
+
+  /** Refuses, before MapDB touches it, a file that cannot be a MapDB store. */
+  private static void checkLooksLikeMapDb(Path file) {
+    if (!Files.exists(file)) {
+      return;
+    }
+    if (Files.isDirectory(file)) {
+      throw new CatalogFileException(
+          file,
+          "Catalog file " + file + " is a directory. Point 'uri' at a file inside it instead.",
+          null);
+    }
+    int first;
+    try (InputStream in = Files.newInputStream(file)) {
+      first = in.read();
+    } catch (IOException e) {
+      throw new CatalogFileException(
+          file,
+          "Catalog file " + file + " cannot be read (" + describe(e) + "). Check its permissions.",
+          e);
+    }
+    if (first == -1) {
+      throw new CatalogFileException(
+          file,
+          "Catalog file "
+              + file
+              + " is empty, so it is not a floe catalog. It was left as it is: remove it to start"
+              + " a new catalog there, or point 'uri' at another file.",
+          null);
+    }
+    if (first != MAPDB_HEADER) {
+      throw new CatalogFileException(
+          file,
+          "Catalog file "
+              + file
+              + " is not a MapDB file, so it is not a floe catalog. It was left as it is: point"
+              + " 'uri' at another file.",
+          null);
+    }
+  }
+
+  /** Marks a new file as a floe catalog, and refuses a MapDB file that belongs to something else. */
+  private static void checkFormat(Path file, DB db) {
+    Map<String, String> meta =
+        db.treeMap("floe.meta", Serializer.STRING, Serializer.STRING).createOrOpen();
+    String format = meta.get("format");
+    if (format == null) {
+      boolean foreign = false;
+      for (String name : db.getAllNames()) {
+        foreign |= !name.startsWith("floe.");
+      }
+      if (foreign) {
+        throw new CatalogFileException(
+            file,
+            "Catalog file "
+                + file
+                + " is a MapDB file written by something other than floe. It was left as it is:"
+                + " point 'uri' at another file.",
+            null);
+      }
+      meta.put("format", FORMAT);
+      meta.put("version", FORMAT_VERSION);
+      db.commit();
+    } else if (!FORMAT.equals(format)) {
+      throw new CatalogFileException(
+          file,
+          "Catalog file " + file + " has format '" + format + "', not a floe catalog.",
+          null);
+    } else if (!FORMAT_VERSION.equals(meta.get("version"))) {
+      throw new CatalogFileException(
+          file,
+          "Catalog file "
+              + file
+              + " was written by a floe with catalog format version "
+              + meta.get("version")
+              + "; this floe reads version "
+              + FORMAT_VERSION
+              + ". Use the floe release that wrote it.",
+          null);
+    }
+  }
+
+  private static String describe(Exception e) {
+    String message = e.getMessage();
+    return message == null ? e.getClass().getSimpleName() : message;
+  }
+}

@@ -1,0 +1,621 @@
+package dev.floe.catalog;
+
+import java.lang.reflect.Method;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.apache.iceberg.BaseMetastoreCatalog;
+import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.CatalogProperties;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.NamespaceNotEmptyException;
+import org.apache.iceberg.exceptions.NoSuchNamespaceException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.exceptions.NotFoundException;
+import org.apache.iceberg.hadoop.Configurable;
+import org.apache.iceberg.io.FileIO;
+
+/**
+ * An Iceberg catalog whose namespaces, table pointers and per-table commit logs live in one MapDB
+ * file, with an atomic {@link #swapTable} that floe's compaction ends in.
+ *
+ * <p>Load it the standard way, {@code CatalogUtil.loadCatalog("dev.floe.catalog.MapDbCatalog",
+ * name, properties, hadoopConf)} or {@code catalog-impl=dev.floe.catalog.MapDbCatalog}. Properties:
+ *
+ * <ul>
+ *   <li>{@code warehouse} (required): root location of new tables;
+ *   <li>{@code uri}: the MapDB file, default {@code <warehouse>/floe-catalog.db};
+ *   <li>{@code cache.max-handles}: how many loaded table handles are cached, default 512;
+ *   <li>Iceberg's {@code table-default.*}, {@code table-override.*} and {@code io-impl} (default
+ *       {@code HadoopFileIO}; without a Hadoop configuration from the host, local files are written
+ *       without {@code .crc} side files).
+ * </ul>
+ *
+ * <p>Every mutation is one MapDB transaction, durable before the call returns. Only one process can
+ * open a catalog file at a time; catalogs in one JVM that name the same file share it.
+ */
+public class MapDbCatalog extends BaseMetastoreCatalog
+    implements SupportsNamespaces, Configurable<Object> {
+  public static final String URI = CatalogProperties.URI;
+  public static final String CACHE_MAX_HANDLES = "cache.max-handles";
+  public static final int CACHE_MAX_HANDLES_DEFAULT = 512;
+  public static final String DEFAULT_FILE_NAME = "floe-catalog.db";
+
+  private static final String HADOOP_FILE_IO = "org.apache.iceberg.hadoop.HadoopFileIO";
+
+  private String catalogName = "mapdb";
+  private Map<String, String> catalogProperties = Map.of();
+  private String warehouse;
+  private Object hadoopConf;
+  private FileIO io;
+  private CatalogStore store;
+  private HandleCache handles;
+
+  /** For {@code CatalogUtil.loadCatalog}: call {@link #initialize} next. */
+  public MapDbCatalog() {}
+
+  @Override
+  public void setConf(Object conf) {
+    this.hadoopConf = conf;
+  }
+
+  @Override
+  public void initialize(String name, Map<String, String> properties) {
+    if (store != null) {
+      throw new IllegalStateException("MapDbCatalog " + catalogName + " is already initialized");
+    }
+    this.catalogName = name != null ? name : "mapdb";
+    this.catalogProperties = Collections.unmodifiableMap(new LinkedHashMap<>(properties));
+    String root = properties.get(CatalogProperties.WAREHOUSE_LOCATION);
+    if (root == null || root.isBlank()) {
+      throw new IllegalArgumentException(
+          "MapDbCatalog "
+              + catalogName
+              + " needs property 'warehouse': the root location of its tables, e.g."
+              + " warehouse=/var/lib/ingest/warehouse");
+    }
+    this.warehouse = root.replaceAll("/+$", "");
+    int maxHandles = parseMaxHandles(properties.get(CACHE_MAX_HANDLES));
+    Path file = catalogFile(properties.get(URI), warehouse);
+
+    String ioImpl = properties.getOrDefault(CatalogProperties.FILE_IO_IMPL, HADOOP_FILE_IO);
+    Object conf = hadoopConf;
+    if (conf == null && HADOOP_FILE_IO.equals(ioImpl)) {
+      conf = LocalHadoopConf.create();
+    }
+    FileIO fileIO = CatalogUtil.loadFileIO(ioImpl, properties, conf);
+    CatalogStore opened;
+    try {
+      opened = CatalogStore.acquire(file);
+    } catch (RuntimeException e) {
+      fileIO.close();
+      throw e;
+    }
+    this.io = fileIO;
+    this.store = opened;
+    this.handles = new HandleCache(maxHandles);
+  }
+
+  @Override
+  public String name() {
+    return catalogName;
+  }
+
+  @Override
+  protected Map<String, String> properties() {
+    return catalogProperties;
+  }
+
+  /** The MapDB file this catalog keeps its pointers in. */
+  public Path catalogFile() {
+    return store().file();
+  }
+
+  /** The catalog's file IO, the one its tables use. */
+  public FileIO io() {
+    return io;
+  }
+
+  @Override
+  protected TableOperations newTableOps(TableIdentifier identifier) {
+    return new MapDbTableOperations(this, store(), io, identifier);
+  }
+
+  @Override
+  protected String defaultWarehouseLocation(TableIdentifier identifier) {
+    Map<String, String> namespaceProperties =
+        store().snapshot().namespaces.get(CatalogKeys.namespace(identifier.namespace()));
+    String namespaceLocation =
+        namespaceProperties == null ? null : namespaceProperties.get("location");
+    if (namespaceLocation != null) {
+      return namespaceLocation.replaceAll("/+$", "") + "/" + identifier.name();
+    }
+    List<String> parts = new ArrayList<>();
+    parts.add(warehouse);
+    Collections.addAll(parts, identifier.namespace().levels());
+    parts.add(identifier.name());
+    return String.join("/", parts);
+  }
+
+  @Override
+  public Table loadTable(TableIdentifier identifier) {
+    String location = store().snapshot().pointers.get(CatalogKeys.table(identifier));
+    Table cached = handles.get(identifier, location);
+    if (cached != null) {
+      return cached;
+    }
+    Table table = super.loadTable(identifier);
+    if (table instanceof BaseTable && location != null) {
+      handles.put(identifier, table);
+    }
+    return table;
+  }
+
+  /**
+   * Loads every table of {@code namespace} that still exists. A table listed a moment ago and gone
+   * by the time it is loaded (a swapped-away scratch table, a concurrent drop) is skipped, never an
+   * error.
+   */
+  public List<Table> loadTables(Namespace namespace) {
+    List<Table> tables = new ArrayList<>();
+    for (TableIdentifier identifier : listTables(namespace)) {
+      try {
+        tables.add(loadTable(identifier));
+      } catch (NoSuchTableException | NotFoundException vanished) {
+        // dropped or swapped away between the listing and the load
+      }
+    }
+    return tables;
+  }
+
+  /** The metadata location {@code identifier} points at now, or null if there is no such table. */
+  public String metadataLocation(TableIdentifier identifier) {
+    return store().snapshot().pointers.get(CatalogKeys.table(identifier));
+  }
+
+  /** The commit log of a table: sequence number to metadata location, oldest first. */
+  public NavigableMap<Long, String> commitLog(TableIdentifier identifier) {
+    return store().commitLog(CatalogKeys.table(identifier));
+  }
+
+  @Override
+  public List<TableIdentifier> listTables(Namespace namespace) {
+    CatalogStore.Snapshot state = store().snapshot();
+    if (!namespace.isEmpty() && !exists(state, namespace)) {
+      throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
+    }
+    String prefix = CatalogKeys.tablesOf(namespace);
+    return state.pointers.subMap(prefix, true, prefix + CatalogKeys.END, false).keySet().stream()
+        .map(CatalogKeys::table)
+        .collect(Collectors.toList());
+  }
+
+  @Override
+  public boolean dropTable(TableIdentifier identifier, boolean purge) {
+    TableOperations ops = newTableOps(identifier);
+    TableMetadata lastMetadata = null;
+    if (purge) {
+      try {
+        lastMetadata = ops.current();
+      } catch (NotFoundException e) {
+        // its metadata file is already gone: drop the pointer, nothing left to purge
+      }
+    }
+    String key = CatalogKeys.table(identifier);
+    boolean dropped =
+        store()
+            .write(
+                "drop table " + identifier,
+                tx -> {
+                  tx.pruneLog(key);
+                  return tx.removePointer(key) != null;
+                });
+    handles.invalidate(identifier);
+    if (dropped && lastMetadata != null) {
+      CatalogUtil.dropTableData(ops.io(), lastMetadata);
+    }
+    return dropped;
+  }
+
+  @Override
+  public void renameTable(TableIdentifier from, TableIdentifier to) {
+    if (from.equals(to)) {
+      return;
+    }
+    String fromKey = CatalogKeys.table(from);
+    String toKey = CatalogKeys.table(to);
+    store()
+        .write(
+            "rename table " + from + " to " + to,
+            tx -> {
+              String location = tx.pointer(fromKey);
+              if (location == null) {
+                throw new NoSuchTableException(
+                    "Cannot rename %s to %s: Table does not exist", from, to);
+              }
+              if (tx.pointer(toKey) != null) {
+                throw new AlreadyExistsException(
+                    "Cannot rename %s to %s: Table already exists", from, to);
+              }
+              if (!to.namespace().equals(from.namespace())
+                  && !to.namespace().isEmpty()
+                  && !exists(tx.pointers(), tx.namespaces(), to.namespace())) {
+                throw new NoSuchNamespaceException(
+                    "Cannot rename %s to %s: Namespace does not exist: %s",
+                    from, to, to.namespace());
+              }
+              tx.putPointer(toKey, location);
+              tx.removePointer(fromKey);
+              tx.moveLog(fromKey, toKey);
+              return null;
+            });
+    handles.invalidate(from);
+    handles.invalidate(to);
+  }
+
+  /** {@link #swapTable(TableIdentifier, TableIdentifier, String)} without the location check. */
+  public String swapTable(TableIdentifier live, TableIdentifier temp) {
+    return swapTable(live, temp, null);
+  }
+
+  /**
+   * Points {@code live} at {@code temp}'s metadata and removes {@code temp}, in one transaction:
+   * there is no instant at which {@code live} resolves to nothing. Both commit logs are pruned and
+   * {@code live}'s is re-seeded with its new location. Only pointers move: no file is moved or
+   * deleted.
+   *
+   * @param expectedLiveLocation the metadata location the caller read for {@code live}; when not
+   *     null and {@code live} has moved since, the swap changes nothing and throws {@link
+   *     CommitFailedException}, so a commit that slipped in is never silently dropped
+   * @return {@code live}'s metadata location before the swap, or null if it did not exist
+   * @throws NoSuchTableException if {@code temp} does not exist
+   */
+  public String swapTable(TableIdentifier live, TableIdentifier temp, String expectedLiveLocation) {
+    if (live.equals(temp)) {
+      throw new IllegalArgumentException("Cannot swap table " + live + " with itself");
+    }
+    String liveKey = CatalogKeys.table(live);
+    String tempKey = CatalogKeys.table(temp);
+    String prior =
+        store()
+            .write(
+                "swap " + temp + " into " + live,
+                tx -> {
+                  String tempLocation = tx.pointer(tempKey);
+                  if (tempLocation == null) {
+                    throw new NoSuchTableException(
+                        "Cannot swap %s into %s: %s does not exist", temp, live, temp);
+                  }
+                  String liveLocation = tx.pointer(liveKey);
+                  if (expectedLiveLocation != null
+                      && !expectedLiveLocation.equals(liveLocation)) {
+                    throw new CommitFailedException(
+                        "Cannot swap %s into %s: %s moved from %s to %s since the swap was"
+                            + " prepared",
+                        temp, live, live, expectedLiveLocation, liveLocation);
+                  }
+                  tx.putPointer(liveKey, tempLocation);
+                  tx.removePointer(tempKey);
+                  tx.pruneLog(tempKey);
+                  tx.pruneLog(liveKey);
+                  tx.appendLog(liveKey, tempLocation);
+                  return liveLocation;
+                });
+    handles.invalidate(live);
+    handles.invalidate(temp);
+    return prior;
+  }
+
+  // ---- durable sections: small key-value records other floe components keep in this file ----
+
+  /** The entries of a durable section (for example floe's reclaim jobs), key to value. */
+  public NavigableMap<String, String> durableEntries(String section) {
+    return store().section(section);
+  }
+
+  /** Writes one entry of a durable section, committed before this returns. */
+  public void putDurable(String section, String key, String value) {
+    store()
+        .write(
+            "record " + section + " entry " + key,
+            tx -> {
+              tx.putSection(section, key, value);
+              return null;
+            });
+  }
+
+  /** Removes one entry of a durable section; true if it was there. */
+  public boolean removeDurable(String section, String key) {
+    return store()
+        .write("remove " + section + " entry " + key, tx -> tx.removeSection(section, key));
+  }
+
+  // ---- namespaces ----
+
+  @Override
+  public void createNamespace(Namespace namespace, Map<String, String> metadata) {
+    String key = CatalogKeys.namespace(namespace);
+    store()
+        .write(
+            "create namespace " + namespace,
+            tx -> {
+              if (tx.namespaces().containsKey(key)) {
+                throw new AlreadyExistsException("Namespace already exists: %s", namespace);
+              }
+              tx.putNamespace(key, metadata);
+              return null;
+            });
+  }
+
+  @Override
+  public List<Namespace> listNamespaces() {
+    return listNamespaces(Namespace.empty());
+  }
+
+  @Override
+  public List<Namespace> listNamespaces(Namespace namespace) {
+    CatalogStore.Snapshot state = store().snapshot();
+    if (!namespace.isEmpty() && !exists(state, namespace)) {
+      throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
+    }
+    int depth = namespace.length();
+    Set<List<String>> children = new TreeSet<>(MapDbCatalog::compareLevels);
+    for (Namespace candidate : knownNamespaces(state.pointers, state.namespaces)) {
+      if (CatalogKeys.isDescendant(candidate, namespace)) {
+        children.add(List.of(candidate.levels()).subList(0, depth + 1));
+      }
+    }
+    return children.stream()
+        .map(levels -> Namespace.of(levels.toArray(new String[0])))
+        .collect(Collectors.toList());
+  }
+
+  @Override
+  public Map<String, String> loadNamespaceMetadata(Namespace namespace) {
+    CatalogStore.Snapshot state = store().snapshot();
+    if (!exists(state, namespace)) {
+      throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
+    }
+    return state.namespaces.getOrDefault(CatalogKeys.namespace(namespace), Map.of());
+  }
+
+  @Override
+  public boolean namespaceExists(Namespace namespace) {
+    return exists(store().snapshot(), namespace);
+  }
+
+  @Override
+  public boolean dropNamespace(Namespace namespace) throws NamespaceNotEmptyException {
+    String key = CatalogKeys.namespace(namespace);
+    return store()
+        .write(
+            "drop namespace " + namespace,
+            tx -> {
+              String prefix = CatalogKeys.tablesOf(namespace);
+              int tables =
+                  tx.pointers().subMap(prefix, true, prefix + CatalogKeys.END, false).size();
+              if (tables > 0) {
+                throw new NamespaceNotEmptyException(
+                    "Namespace %s is not empty: it contains %d table(s)", namespace, tables);
+              }
+              long children =
+                  knownNamespaces(tx.pointers(), tx.namespaces()).stream()
+                      .filter(candidate -> CatalogKeys.isDescendant(candidate, namespace))
+                      .count();
+              if (children > 0) {
+                throw new NamespaceNotEmptyException(
+                    "Namespace %s is not empty: it contains %d namespace(s)", namespace, children);
+              }
+              return tx.removeNamespace(key);
+            });
+  }
+
+  @Override
+  public boolean setProperties(Namespace namespace, Map<String, String> properties) {
+    return updateProperties(namespace, current -> current.putAll(properties));
+  }
+
+  @Override
+  public boolean removeProperties(Namespace namespace, Set<String> properties) {
+    return updateProperties(namespace, current -> current.keySet().removeAll(properties));
+  }
+
+  private boolean updateProperties(
+      Namespace namespace, java.util.function.Consumer<Map<String, String>> change) {
+    String key = CatalogKeys.namespace(namespace);
+    return store()
+        .write(
+            "update properties of namespace " + namespace,
+            tx -> {
+              if (!exists(tx.pointers(), tx.namespaces(), namespace)) {
+                throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
+              }
+              Map<String, String> updated =
+                  new LinkedHashMap<>(tx.namespaces().getOrDefault(key, Map.of()));
+              change.accept(updated);
+              tx.putNamespace(key, updated);
+              return true;
+            });
+  }
+
+  /**
+   * A namespace exists when it was created, or when a table or a created namespace lies inside it.
+   */
+  private static boolean exists(CatalogStore.Snapshot state, Namespace namespace) {
+    return exists(state.pointers, state.namespaces, namespace);
+  }
+
+  private static boolean exists(
+      NavigableMap<String, String> pointers,
+      NavigableMap<String, Map<String, String>> namespaces,
+      Namespace namespace) {
+    if (namespaces.containsKey(CatalogKeys.namespace(namespace))) {
+      return true;
+    }
+    if (namespace.isEmpty()) {
+      return false; // the root holds tables without being a namespace of its own
+    }
+    for (Namespace candidate : knownNamespaces(pointers, namespaces)) {
+      if (candidate.equals(namespace) || CatalogKeys.isDescendant(candidate, namespace)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static Set<Namespace> knownNamespaces(
+      NavigableMap<String, String> pointers, NavigableMap<String, Map<String, String>> namespaces) {
+    Set<Namespace> known = new java.util.HashSet<>();
+    namespaces.keySet().forEach(key -> known.add(CatalogKeys.namespace(key)));
+    pointers.keySet().forEach(key -> known.add(CatalogKeys.table(key).namespace()));
+    known.remove(Namespace.empty());
+    return known;
+  }
+
+  private static int compareLevels(List<String> a, List<String> b) {
+    for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
+      int c = a.get(i).compareTo(b.get(i));
+      if (c != 0) {
+        return c;
+      }
+    }
+    return Integer.compare(a.size(), b.size());
+  }
+
+  // ---- lifecycle and helpers ----
+
+  /** How many loaded table handles the catalog caches right now. */
+  public long cachedHandles() {
+    return handles.size();
+  }
+
+  void committed(TableIdentifier identifier, TableOperations committer) {
+    handles.committed(identifier, committer);
+  }
+
+  @Override
+  public void close() throws java.io.IOException {
+    CatalogStore opened = store;
+    if (opened == null) {
+      return;
+    }
+    store = null;
+    handles.invalidateAll();
+    try {
+      super.close();
+    } finally {
+      try {
+        io.close();
+      } finally {
+        opened.release();
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "MapDbCatalog{name=" + catalogName + ", file=" + (store == null ? "closed" : store.file()) + "}";
+  }
+
+  static String fullName(String catalogName, TableIdentifier identifier) {
+    return fullTableName(catalogName, identifier);
+  }
+
+  private CatalogStore store() {
+    CatalogStore opened = store;
+    if (opened == null) {
+      throw new IllegalStateException(
+          "MapDbCatalog " + catalogName + " is not open: call initialize() first, and not after close()");
+    }
+    return opened;
+  }
+
+  private static int parseMaxHandles(String value) {
+    if (value == null) {
+      return CACHE_MAX_HANDLES_DEFAULT;
+    }
+    try {
+      int parsed = Integer.parseInt(value.trim());
+      if (parsed >= 0) {
+        return parsed;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException(
+        "MapDbCatalog property '"
+            + CACHE_MAX_HANDLES
+            + "' is '"
+            + value
+            + "': expected a whole number of handles, 0 or more (default "
+            + CACHE_MAX_HANDLES_DEFAULT
+            + ")");
+  }
+
+  /** The local file named by {@code uri}, or {@code <warehouse>/floe-catalog.db}. */
+  static Path catalogFile(String uri, String warehouse) {
+    if (uri != null && !uri.isBlank()) {
+      return localPath(uri, "uri");
+    }
+    return localPath(warehouse, "warehouse").resolve(DEFAULT_FILE_NAME);
+  }
+
+  private static Path localPath(String location, String property) {
+    if (location.startsWith("file:")) {
+      return Paths.get(java.net.URI.create(location));
+    }
+    if (location.matches("^[A-Za-z][A-Za-z0-9+.-]+://.*")) {
+      throw new IllegalArgumentException(
+          "MapDbCatalog keeps its pointers in a local MapDB file, and '"
+              + property
+              + "' ("
+              + location
+              + ") is not local: set 'uri' to a local path for the catalog file");
+    }
+    return Paths.get(location);
+  }
+
+  /** A Hadoop configuration for local files, made reflectively so Hadoop stays the host's. */
+  static final class LocalHadoopConf {
+    private LocalHadoopConf() {}
+
+    static Object create() {
+      Class<?> type;
+      try {
+        type = Class.forName("org.apache.hadoop.conf.Configuration", true, CatalogUtil.class.getClassLoader());
+      } catch (ClassNotFoundException e) {
+        throw new IllegalArgumentException(
+            "MapDbCatalog uses Iceberg's HadoopFileIO unless 'io-impl' names another FileIO, and"
+                + " Hadoop is not on the class path: add hadoop-client-api and"
+                + " hadoop-client-runtime, or set io-impl",
+            e);
+      }
+      try {
+        Object conf = type.getConstructor().newInstance();
+        Method set = type.getMethod("set", String.class, String.class);
+        // write local files without .crc side files, which no table metadata references
+        set.invoke(conf, "fs.file.impl", "org.apache.hadoop.fs.RawLocalFileSystem");
+        set.invoke(conf, "fs.file.impl.disable.cache", "true");
+        return conf;
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException("Cannot create a Hadoop Configuration", e);
+      }
+    }
+  }
+}

@@ -1,0 +1,92 @@
+package dev.floe.catalog;
+
+import java.util.Objects;
+import org.apache.iceberg.BaseMetastoreTableOperations;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.CommitStateUnknownException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.io.FileIO;
+
+/**
+ * Table operations over the catalog file's pointer, shaped like Iceberg's {@code
+ * JdbcTableOperations}: {@link #doRefresh} reads the pointer, {@link #doCommit} writes the new
+ * metadata file and then compares-and-swaps the pointer in one transaction.
+ */
+public class MapDbTableOperations extends BaseMetastoreTableOperations {
+  private final MapDbCatalog catalog;
+  private final CatalogStore store;
+  private final FileIO io;
+  private final TableIdentifier identifier;
+  private final String tableKey;
+
+  MapDbTableOperations(
+      MapDbCatalog catalog, CatalogStore store, FileIO io, TableIdentifier identifier) {
+    this.catalog = catalog;
+    this.store = store;
+    this.io = io;
+    this.identifier = identifier;
+    this.tableKey = CatalogKeys.table(identifier);
+  }
+
+  /** The table these operations belong to. */
+  public TableIdentifier identifier() {
+    return identifier;
+  }
+
+  @Override
+  protected void doRefresh() {
+    String location = store.snapshot().pointers.get(tableKey);
+    if (location == null && currentMetadataLocation() != null) {
+      throw new NoSuchTableException(
+          "Table %s is no longer in catalog %s: it was dropped or renamed",
+          identifier, catalog.name());
+    }
+    refreshFromMetadataLocation(location);
+  }
+
+  @Override
+  protected void doCommit(TableMetadata base, TableMetadata metadata) {
+    boolean newTable = base == null;
+    String newLocation = writeNewMetadataIfRequired(newTable, metadata);
+    String baseLocation = newTable ? null : base.metadataFileLocation();
+    try {
+      store.write(
+          "commit " + identifier,
+          tx -> {
+            String stored = tx.pointer(tableKey);
+            if (newTable && stored != null) {
+              throw new AlreadyExistsException("Table already exists: %s", identifier);
+            }
+            if (!newTable && stored == null) {
+              throw new NoSuchTableException(
+                  "Cannot commit to %s: it was dropped from catalog %s", identifier, catalog.name());
+            }
+            if (!Objects.equals(stored, baseLocation)) {
+              throw new CommitFailedException(
+                  "Cannot commit %s: its metadata moved from %s to %s since this commit began",
+                  identifier, baseLocation, stored);
+            }
+            tx.putPointer(tableKey, newLocation);
+            tx.appendLog(tableKey, newLocation);
+            return null;
+          });
+    } catch (CatalogFileException e) {
+      // MapDB failed mid-commit; whether the pointer moved cannot be told from here.
+      throw new CommitStateUnknownException(e);
+    }
+    catalog.committed(identifier, this);
+  }
+
+  @Override
+  public FileIO io() {
+    return io;
+  }
+
+  @Override
+  protected String tableName() {
+    return MapDbCatalog.fullName(catalog.name(), identifier);
+  }
+}
