@@ -168,6 +168,14 @@ public class MapDbCatalog extends BaseMetastoreCatalog
   }
 
   /**
+   * Loads a new handle of {@code identifier}, bypassing the handle cache: for a caller that must
+   * not share (and refresh) a handle the host may be using.
+   */
+  public Table loadTableUncached(TableIdentifier identifier) {
+    return super.loadTable(identifier);
+  }
+
+  /**
    * Loads every table of {@code namespace} that still exists. A table listed a moment ago and gone
    * by the time it is loaded (a swapped-away scratch table, a concurrent drop) is skipped, never an
    * error.
@@ -287,6 +295,18 @@ public class MapDbCatalog extends BaseMetastoreCatalog
    * @throws NoSuchTableException if {@code temp} does not exist
    */
   public String swapTable(TableIdentifier live, TableIdentifier temp, String expectedLiveLocation) {
+    return swapTable(live, temp, expectedLiveLocation, List.of());
+  }
+
+  /**
+   * {@link #swapTable(TableIdentifier, TableIdentifier, String)}, also applying {@code alsoRecord}
+   * to the durable sections in the same transaction: they take effect if and only if the swap does.
+   */
+  public String swapTable(
+      TableIdentifier live,
+      TableIdentifier temp,
+      String expectedLiveLocation,
+      List<DurableChange> alsoRecord) {
     if (live.equals(temp)) {
       throw new IllegalArgumentException("Cannot swap table " + live + " with itself");
     }
@@ -315,6 +335,13 @@ public class MapDbCatalog extends BaseMetastoreCatalog
                   tx.pruneLog(tempKey);
                   tx.pruneLog(liveKey);
                   tx.appendLog(liveKey, tempLocation);
+                  for (DurableChange change : alsoRecord) {
+                    if (change.value() == null) {
+                      tx.removeSection(change.section(), change.key());
+                    } else {
+                      tx.putSection(change.section(), change.key(), change.value());
+                    }
+                  }
                   return liveLocation;
                 });
     handles.invalidate(live);

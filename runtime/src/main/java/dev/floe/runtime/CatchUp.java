@@ -1,0 +1,83 @@
+package dev.floe.runtime;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataOperations;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.io.FileIO;
+
+/**
+ * Step 4 of a rebuild, under the gate: what landed on the live table since the rebuild pinned its
+ * base. Commits that only appended are carried into the rebuilt table with their data files as
+ * they are; anything else (an overwrite, a delete, a row delta, a schema, spec, sort-order or
+ * property change, an expiry) means the rebuild must start again from the new base.
+ */
+final class CatchUp {
+  /** Either the data files to carry over, or why the rebuild must start again. */
+  record Result(List<DataFile> appended, long appendedRows, String restartReason) {
+    boolean mustRestart() {
+      return restartReason != null;
+    }
+  }
+
+  private CatchUp() {}
+
+  static Result since(TableMetadata base, TableMetadata current, FileIO io) {
+    String changed = definitionChange(base, current);
+    if (changed != null) {
+      return restart(changed);
+    }
+    long baseId = base.currentSnapshot().snapshotId();
+    List<Snapshot> newer = new ArrayList<>();
+    Snapshot snapshot = current.currentSnapshot();
+    while (snapshot != null && snapshot.snapshotId() != baseId) {
+      newer.add(snapshot);
+      snapshot = snapshot.parentId() == null ? null : current.snapshot(snapshot.parentId());
+    }
+    if (snapshot == null) {
+      return restart("the base snapshot " + baseId + " is no longer an ancestor of the table");
+    }
+    Collections.reverse(newer);
+    List<DataFile> appended = new ArrayList<>();
+    long rows = 0;
+    for (Snapshot commit : newer) {
+      if (!DataOperations.APPEND.equals(commit.operation())) {
+        return restart("snapshot " + commit.snapshotId() + " is a " + commit.operation());
+      }
+      for (DataFile file : commit.addedDataFiles(io)) {
+        appended.add(file.copy());
+        rows += file.recordCount();
+      }
+    }
+    return new Result(List.copyOf(appended), rows, null);
+  }
+
+  private static Result restart(String reason) {
+    return new Result(List.of(), 0, reason);
+  }
+
+  /** What, besides snapshots, changed between the two versions; null if nothing. */
+  private static String definitionChange(TableMetadata base, TableMetadata current) {
+    if (base.currentSchemaId() != current.currentSchemaId()
+        || base.lastColumnId() != current.lastColumnId()) {
+      return "its schema changed";
+    }
+    if (base.defaultSpecId() != current.defaultSpecId() || base.specs().size() != current.specs().size()) {
+      return "its partition spec changed";
+    }
+    if (base.defaultSortOrderId() != current.defaultSortOrderId()) {
+      return "its sort order changed";
+    }
+    if (!Objects.equals(base.properties(), current.properties())) {
+      return "its properties changed";
+    }
+    if (base.snapshots().size() > current.snapshots().size()) {
+      return "snapshots were expired";
+    }
+    return null;
+  }
+}

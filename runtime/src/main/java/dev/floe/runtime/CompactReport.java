@@ -1,0 +1,61 @@
+package dev.floe.runtime;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.apache.iceberg.catalog.TableIdentifier;
+
+/**
+ * What one rebuild-and-swap did.
+ *
+ * @param snapshotsBefore snapshots the live table had when the rebuild pinned its base
+ * @param dataFilesBefore data files of the base snapshot
+ * @param dataFilesAfter data files of the rebuilt table (written plus carried over)
+ * @param rows rows written from the base into the rebuilt table
+ * @param rowsPruned rows of the base the prune dropped
+ * @param carriedFiles data files of appends that landed during the rebuild, carried over as they are
+ * @param carriedRows rows in those carried files
+ * @param bytesBefore data bytes of the base snapshot
+ * @param bytesAfter data bytes of the rebuilt table
+ * @param phases time spent per phase, in order
+ * @param attempts how many times the rebuild started (more than one when a non-append raced it)
+ * @param reclaimJob the id of the reclaim job recorded with the swap
+ * @param retiredFiles how many files that job will delete after the grace window
+ * @param handlesReloaded tracked host handles refreshed after the swap
+ */
+public record CompactReport(
+    TableIdentifier table,
+    int snapshotsBefore,
+    long dataFilesBefore,
+    long dataFilesAfter,
+    long rows,
+    long rowsPruned,
+    long carriedFiles,
+    long carriedRows,
+    long bytesBefore,
+    long bytesAfter,
+    Map<String, Duration> phases,
+    int attempts,
+    String reclaimJob,
+    int retiredFiles,
+    int handlesReloaded) {
+
+  public CompactReport {
+    phases = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(phases));
+  }
+
+  /** The whole report on one line, for the log. */
+  public String summary() {
+    String timing =
+        phases.entrySet().stream()
+            .map(e -> e.getKey() + "=" + e.getValue().toMillis() + "ms")
+            .collect(Collectors.joining(" "));
+    return String.format(
+        "rebuilt %s: %d snapshots -> 1, data files %d -> %d, rows %d (pruned %d, carried %d in %d"
+            + " files), bytes %d -> %d, attempts %d, %s, reclaim job %s retires %d files after the"
+            + " grace window, %d handles reloaded",
+        table, snapshotsBefore, dataFilesBefore, dataFilesAfter, rows, rowsPruned, carriedRows,
+        carriedFiles, bytesBefore, bytesAfter, attempts, timing, reclaimJob, retiredFiles,
+        handlesReloaded);
+  }
+}

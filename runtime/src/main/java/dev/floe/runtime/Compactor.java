@@ -1,0 +1,322 @@
+package dev.floe.runtime;
+
+import dev.floe.catalog.DurableChange;
+import dev.floe.catalog.MapDbCatalog;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.BaseMetastoreTableOperations;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.SnapshotRef;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Rebuild-and-swap: rewrites a live table into a few large ZSTD Parquet files with exactly one
+ * snapshot and swaps it into the live name, following DESIGN.md's compaction flow:
+ *
+ * <ol>
+ *   <li>pin the base snapshot of the live table (no gate held);
+ *   <li>create the {@link ScratchTable};
+ *   <li>stream the base's rows (deletes applied) through the prune into a {@link
+ *       RollingParquetWriter};
+ *   <li>take the {@link WriterGate}, refresh, and {@link CatchUp} on what landed meanwhile: appends
+ *       are carried over, anything else starts the rebuild again (a bounded number of times);
+ *   <li>commit written and carried files to the scratch table in one fast append;
+ *   <li>swap it into the live name, compare-and-swap on the location read in step 4, recording the
+ *       reclaim job and clearing the {@link RebuildJournal} in the same transaction;
+ *   <li>reload the host's tracked handles, release the gate;
+ *   <li>expand the reclaim job into the list of retired files, deleted after the grace window.
+ * </ol>
+ *
+ * Any failure before the swap drops the scratch table and deletes every file this rebuild wrote;
+ * the live table is untouched and the error is thrown as a {@link RebuildException}.
+ */
+public final class Compactor {
+  private static final Logger LOG = LoggerFactory.getLogger(Compactor.class);
+
+  private final RebuildSettings settings;
+  private final WriterGate gate;
+  private final HandleRegistry handles;
+  private final CompactionProbe probe;
+  private final Clock clock;
+
+  public Compactor(
+      RebuildSettings settings,
+      WriterGate gate,
+      HandleRegistry handles,
+      CompactionProbe probe,
+      Clock clock) {
+    this.settings = settings;
+    this.gate = gate;
+    this.handles = handles;
+    this.probe = probe;
+    this.clock = clock;
+  }
+
+  /** A compactor with its own gate and no tracked handles, for use without the agent. */
+  public Compactor(RebuildSettings settings) {
+    this(settings, new WriterGate(), new HandleRegistry(0), CompactionProbe.NONE, Clock.systemUTC());
+  }
+
+  /**
+   * Rebuilds {@code identifier} and swaps the result into its name.
+   *
+   * @throws RebuildException if the table cannot be rebuilt (partitioned, no snapshot) or the
+   *     rebuild failed; the live table is then exactly as it was
+   * @throws TableBusyException if non-append commits raced every attempt
+   */
+  public CompactReport compactTable(MapDbCatalog catalog, TableIdentifier identifier, Prune prune) {
+    for (int attempt = 1; attempt <= settings.maxAttempts(); attempt++) {
+      CompactReport report = attempt(catalog, identifier, prune, attempt);
+      if (report != null) {
+        LOG.info("floe: {}", report.summary());
+        return report;
+      }
+    }
+    throw new TableBusyException(
+        "Table "
+            + identifier
+            + " is busy: commits other than appends landed during each of "
+            + settings.maxAttempts()
+            + " rebuild attempts, so it was left as it is. It will be tried again later.");
+  }
+
+  /** One attempt; null when a racing commit means starting again. */
+  private CompactReport attempt(
+      MapDbCatalog catalog, TableIdentifier identifier, Prune prune, int attempt) {
+    Phases phases = new Phases();
+    Table live = catalog.loadTableUncached(identifier);
+    BaseMetastoreTableOperations liveOps =
+        (BaseMetastoreTableOperations) ((HasTableOperations) live).operations();
+    TableMetadata base = liveOps.refresh();
+    refuseUnsupported(identifier, base);
+    long pinned = base.currentSnapshot().snapshotId();
+    SourceStats before = SourceStats.of(live, base.currentSnapshot());
+    probe.reached(CompactionStep.PINNED, identifier);
+
+    RebuildJournal journal =
+        new RebuildJournal(catalog, identifier, ScratchTable.nameFor(identifier));
+    journal.begin();
+    boolean gateHeld = false;
+    boolean swapped = false;
+    try {
+      Table scratch =
+          ScratchTable.create(
+              catalog, base, liveOps, RollingParquetWriter.tableWriteProperties(settings), journal);
+      probe.reached(CompactionStep.SCRATCH_CREATED, identifier);
+      phases.end("scratch");
+
+      RollingParquetWriter.Result written;
+      RollingParquetWriter writer =
+          new RollingParquetWriter(
+              scratch,
+              settings,
+              location -> {
+                journal.fileStarted(location);
+                probe.reached(CompactionStep.FILE_STARTED, identifier);
+              });
+      try (CloseableIterable<Record> rows =
+          IcebergGenerics.read(live).useSnapshot(pinned).build()) {
+        written = writer.write(rows, prune, before.bytesPerRow());
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      probe.reached(CompactionStep.ROWS_WRITTEN, identifier);
+      phases.end("stream");
+
+      gate.enter(identifier);
+      gateHeld = true;
+      TableMetadata current = liveOps.refresh();
+      CatchUp.Result caughtUp = CatchUp.since(base, current, live.io());
+      if (caughtUp.mustRestart()) {
+        LOG.info(
+            "floe: rebuild of {} starts again (attempt {} of {}): {}",
+            identifier, attempt, settings.maxAttempts(), caughtUp.restartReason());
+        return null;
+      }
+      probe.reached(CompactionStep.CAUGHT_UP, identifier);
+
+      List<DataFile> files = new ArrayList<>(written.files());
+      files.addAll(caughtUp.appended());
+      if (!files.isEmpty()) {
+        AppendFiles append = scratch.newFastAppend();
+        files.forEach(append::appendFile);
+        append.set("floe.rebuild-of-snapshot", Long.toString(pinned));
+        append.commit();
+      }
+      probe.reached(CompactionStep.SCRATCH_COMMITTED, identifier);
+      phases.end("commit");
+
+      ReclaimJob job =
+          new ReclaimJob(
+              journal.scratch().toString(),
+              identifier,
+              clock.instant().plus(settings.reclaimGrace()),
+              false,
+              retiredMetadata(catalog, identifier, current));
+      catalog.swapTable(
+          identifier,
+          journal.scratch(),
+          current.metadataFileLocation(),
+          List.of(DurableChange.put(ReclaimJob.SECTION, job.id(), job.encode()), journal.clearOnSwap()));
+      swapped = true;
+      probe.reached(CompactionStep.SWAPPED, identifier);
+      int reloaded = handles.reload(identifier);
+      probe.reached(CompactionStep.HANDLES_RELOADED, identifier);
+      gate.exit(identifier);
+      gateHeld = false;
+      phases.end("swap");
+
+      int retiredFiles = expandQuietly(catalog, job);
+      probe.reached(CompactionStep.RECLAIM_RECORDED, identifier);
+      phases.end("reclaim");
+
+      return new CompactReport(
+          identifier,
+          base.snapshots().size(),
+          before.dataFiles(),
+          files.size(),
+          written.rowsOut(),
+          written.rowsIn() - written.rowsOut(),
+          caughtUp.appended().size(),
+          caughtUp.appendedRows(),
+          before.bytes(),
+          written.bytes() + caughtUp.appended().stream().mapToLong(DataFile::fileSizeInBytes).sum(),
+          phases.all(),
+          attempt,
+          job.id(),
+          retiredFiles,
+          reloaded);
+    } catch (RuntimeException e) {
+      if (swapped || e instanceof RebuildException) {
+        throw e;
+      }
+      throw new RebuildException(
+          "Rebuild of " + identifier + " failed; the live table is untouched: " + e, e);
+    } finally {
+      if (gateHeld) {
+        gate.exit(identifier);
+      }
+      if (!swapped) {
+        discardQuietly(catalog, journal);
+      }
+    }
+  }
+
+  private static void refuseUnsupported(TableIdentifier identifier, TableMetadata base) {
+    if (base.spec().isPartitioned()) {
+      throw new RebuildException(
+          "Table "
+              + identifier
+              + " is partitioned ("
+              + base.spec()
+              + "); floe rebuilds unpartitioned tables only and leaves this one as it is");
+    }
+    for (Map.Entry<String, SnapshotRef> ref : base.refs().entrySet()) {
+      if (!SnapshotRef.MAIN_BRANCH.equals(ref.getKey())) {
+        throw new RebuildException(
+            "Table "
+                + identifier
+                + " has branch or tag '"
+                + ref.getKey()
+                + "'; a rebuild keeps only main, so floe leaves this table as it is");
+      }
+    }
+    if (base.currentSnapshot() == null) {
+      throw new RebuildException("Table " + identifier + " has no snapshot: nothing to rebuild");
+    }
+  }
+
+  /** Every metadata file of the live table up to the swap: its commit log and its metadata log. */
+  private static List<String> retiredMetadata(
+      MapDbCatalog catalog, TableIdentifier identifier, TableMetadata current) {
+    Set<String> retired = new LinkedHashSet<>(catalog.commitLog(identifier).values());
+    current.previousFiles().forEach(entry -> retired.add(entry.file()));
+    retired.add(current.metadataFileLocation());
+    return new ArrayList<>(retired);
+  }
+
+  private static void discardQuietly(MapDbCatalog catalog, RebuildJournal journal) {
+    try {
+      ScratchTable.discard(catalog, journal);
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "floe: could not clean up scratch table {}; recovery will at the next start: {}",
+          journal.scratch(), e.toString());
+    }
+  }
+
+  private int expandQuietly(MapDbCatalog catalog, ReclaimJob job) {
+    try {
+      return new Reclaimer(catalog).expand(job).paths().size();
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "floe: rebuild of {} is live; listing its retired files failed and will be retried by"
+              + " the next reclaim: {}",
+          job.table(), e.toString());
+      return -1;
+    }
+  }
+
+  /** Data files, bytes and rows of the base snapshot, from its summary. */
+  private record SourceStats(long dataFiles, long bytes, long rows) {
+    static SourceStats of(Table table, org.apache.iceberg.Snapshot snapshot) {
+      Map<String, String> summary = snapshot.summary();
+      if (summary.containsKey("total-data-files") && summary.containsKey("total-files-size")) {
+        return new SourceStats(
+            Long.parseLong(summary.get("total-data-files")),
+            Long.parseLong(summary.get("total-files-size")),
+            Long.parseLong(summary.getOrDefault("total-records", "0")));
+      }
+      long files = 0;
+      long bytes = 0;
+      long rows = 0;
+      try (var tasks = table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
+        for (var task : tasks) {
+          files += 1;
+          bytes += task.file().fileSizeInBytes();
+          rows += task.file().recordCount();
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      return new SourceStats(files, bytes, rows);
+    }
+
+    double bytesPerRow() {
+      return rows == 0 ? 0 : (double) bytes / rows;
+    }
+  }
+
+  /** Wall time per phase, each measured from the end of the one before. */
+  private static final class Phases {
+    private final Map<String, Duration> phases = new LinkedHashMap<>();
+    private long mark = System.nanoTime();
+
+    void end(String phase) {
+      long now = System.nanoTime();
+      phases.put(phase, Duration.ofNanos(now - mark));
+      mark = now;
+    }
+
+    Map<String, Duration> all() {
+      return phases;
+    }
+  }
+}

@@ -1,0 +1,127 @@
+package dev.floe.runtime;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.TableMetadataParser;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.exceptions.NotFoundException;
+import org.apache.iceberg.io.FileIO;
+import dev.floe.catalog.MapDbCatalog;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs reclaim jobs: deletes, after the grace window, the files a swap retired. By reference,
+ * never by directory: a file is deleted only if a retired metadata file references it and the live
+ * table, read again just before deleting, does not.
+ */
+public final class Reclaimer {
+  private static final Logger LOG = LoggerFactory.getLogger(Reclaimer.class);
+
+  private final MapDbCatalog catalog;
+
+  public Reclaimer(MapDbCatalog catalog) {
+    this.catalog = catalog;
+  }
+
+  /** What one run deleted. */
+  public record Result(int jobs, int filesDeleted, int filesKept) {}
+
+  /** Every recorded job, due or not. */
+  public List<ReclaimJob> pending() {
+    List<ReclaimJob> jobs = new ArrayList<>();
+    for (Map.Entry<String, String> entry : catalog.durableEntries(ReclaimJob.SECTION).entrySet()) {
+      jobs.add(ReclaimJob.decode(entry.getKey(), entry.getValue()));
+    }
+    return jobs;
+  }
+
+  /** Runs the jobs whose grace window has passed by {@code now}. */
+  public Result runDue(Instant now) {
+    int jobs = 0;
+    int deleted = 0;
+    int kept = 0;
+    for (ReclaimJob job : pending()) {
+      if (!job.isDue(now)) {
+        continue;
+      }
+      Result one = run(job);
+      jobs += 1;
+      deleted += one.filesDeleted();
+      kept += one.filesKept();
+    }
+    return new Result(jobs, deleted, kept);
+  }
+
+  /** Runs every job now, due or not. */
+  public Result runAll() {
+    return runDue(Instant.MAX);
+  }
+
+  /**
+   * Turns a job's retired metadata files into the full list of files to delete, and records that
+   * list, so the job can finish even after some of those files are gone.
+   */
+  ReclaimJob expand(ReclaimJob job) {
+    if (job.expanded()) {
+      return job;
+    }
+    FileIO io = catalog.io();
+    ReachableFiles retired = new ReachableFiles(io);
+    for (String metadataLocation : job.paths()) {
+      retired.files().add(metadataLocation);
+      try {
+        retired.add(TableMetadataParser.read(io, metadataLocation));
+      } catch (NotFoundException e) {
+        // already deleted by an earlier, interrupted run: nothing more to find through it
+      }
+    }
+    Set<String> live = liveFiles(job);
+    List<String> toDelete = new ArrayList<>();
+    for (String file : retired.files()) {
+      if (!live.contains(file)) {
+        toDelete.add(file);
+      }
+    }
+    ReclaimJob expanded = job.expandedTo(toDelete);
+    catalog.putDurable(ReclaimJob.SECTION, job.id(), expanded.encode());
+    return expanded;
+  }
+
+  private Result run(ReclaimJob job) {
+    ReclaimJob expanded = expand(job);
+    Set<String> live = liveFiles(expanded);
+    FileIO io = catalog.io();
+    int deleted = 0;
+    int kept = 0;
+    for (String file : expanded.paths()) {
+      if (live.contains(file)) {
+        kept += 1; // referenced again since the job was expanded: never delete a live file
+        continue;
+      }
+      try {
+        io.deleteFile(file);
+        deleted += 1;
+      } catch (NotFoundException e) {
+        // gone already
+      }
+    }
+    catalog.removeDurable(ReclaimJob.SECTION, job.id());
+    LOG.info("floe: reclaimed {} files retired by the rebuild of {}", deleted, job.table());
+    return new Result(1, deleted, kept);
+  }
+
+  /** Every file the live table references now; empty if the table no longer exists. */
+  private Set<String> liveFiles(ReclaimJob job) {
+    try {
+      HasTableOperations table = (HasTableOperations) catalog.loadTableUncached(job.table());
+      return ReachableFiles.of(table.operations().refresh(), catalog.io());
+    } catch (NoSuchTableException e) {
+      return Set.of();
+    }
+  }
+}

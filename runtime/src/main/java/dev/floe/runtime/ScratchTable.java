@@ -1,0 +1,102 @@
+package dev.floe.runtime;
+
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.regex.Pattern;
+import org.apache.iceberg.BaseMetastoreTableOperations;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableMetadataParser;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.exceptions.NotFoundException;
+import dev.floe.catalog.MapDbCatalog;
+
+/**
+ * The table a rebuild writes into before it is swapped into the live name: {@code
+ * <table>__c<nanos>} in the same namespace, with the live table's UUID, schema (same field ids),
+ * partition spec, sort order, properties and location, and no snapshot.
+ *
+ * <p>Keeping the UUID is what lets a handle the host loaded before the swap refresh onto the
+ * rebuilt table: Iceberg refuses a refresh whose table UUID changed.
+ */
+final class ScratchTable {
+  private static final Pattern NAME = Pattern.compile(".*__c\\d+$");
+
+  private ScratchTable() {}
+
+  static TableIdentifier nameFor(TableIdentifier live) {
+    return TableIdentifier.of(live.namespace(), live.name() + "__c" + System.nanoTime());
+  }
+
+  static boolean isScratchName(TableIdentifier identifier) {
+    return NAME.matcher(identifier.name()).matches();
+  }
+
+  /**
+   * Creates the scratch table for {@code live}; {@code journal} is told the metadata file before it
+   * is written.
+   */
+  static Table create(
+      MapDbCatalog catalog,
+      TableMetadata live,
+      BaseMetastoreTableOperations liveOps,
+      Map<String, String> extraProperties,
+      RebuildJournal journal) {
+    Map<String, String> properties = new LinkedHashMap<>(live.properties());
+    properties.putAll(extraProperties);
+    TableMetadata metadata =
+        TableMetadata.buildFromEmpty(live.formatVersion())
+            .assignUUID(live.uuid())
+            .setLocation(live.location())
+            .setCurrentSchema(live.schema(), live.lastColumnId())
+            .setDefaultPartitionSpec(live.spec())
+            .setDefaultSortOrder(live.sortOrder())
+            .setProperties(properties)
+            .build();
+    String location =
+        liveOps.metadataFileLocation("00000-" + UUID.randomUUID() + ".metadata.json");
+    journal.fileStarted(location);
+    TableMetadataParser.write(metadata, catalog.io().newOutputFile(location));
+    return catalog.registerTable(journal.scratch(), location);
+  }
+
+  /**
+   * Drops a scratch table that was never swapped in, and deletes the files it wrote: those in
+   * {@code journal}, plus the metadata files, manifest lists and manifests of the scratch table
+   * itself. Data files it references but did not write (appends carried over from the live table)
+   * are the live table's and are left alone.
+   */
+  static void discard(MapDbCatalog catalog, RebuildJournal journal) {
+    TableIdentifier scratch = journal.scratch();
+    Set<String> files = new LinkedHashSet<>(journal.files());
+    try {
+      Table table = catalog.loadTableUncached(scratch);
+      TableMetadata metadata = ((HasTableOperations) table).operations().current();
+      files.addAll(catalog.commitLog(scratch).values());
+      for (Snapshot snapshot : metadata.snapshots()) {
+        files.add(snapshot.manifestListLocation());
+        for (ManifestFile manifest : snapshot.allManifests(table.io())) {
+          files.add(manifest.path());
+        }
+      }
+      catalog.dropTable(scratch, false);
+    } catch (NoSuchTableException | NotFoundException e) {
+      // never registered, or already dropped: the journal lists what it wrote
+    }
+    for (String file : files) {
+      try {
+        catalog.io().deleteFile(file);
+      } catch (NotFoundException e) {
+        // never written
+      }
+    }
+    journal.clear();
+  }
+}
