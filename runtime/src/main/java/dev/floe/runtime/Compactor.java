@@ -133,7 +133,7 @@ public final class Compactor {
               });
       try (CloseableIterable<Record> rows =
           IcebergGenerics.read(live).useSnapshot(pinned).build()) {
-        written = writer.write(rows, prune, before.bytesPerRow());
+        written = writer.write(rows, prune);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
@@ -204,7 +204,7 @@ public final class Compactor {
           retiredFiles,
           reloaded);
     } catch (RuntimeException e) {
-      if (swapped || e instanceof RebuildException) {
+      if (swapped) {
         throw e;
       }
       throw new RebuildException(
@@ -297,10 +297,6 @@ public final class Compactor {
         throw new UncheckedIOException(e);
       }
       return new SourceStats(files, bytes, rows);
-    }
-
-    double bytesPerRow() {
-      return rows == 0 ? 0 : (double) bytes / rows;
     }
   }
 

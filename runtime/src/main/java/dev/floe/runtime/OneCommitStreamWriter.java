@@ -35,7 +35,7 @@ public final class OneCommitStreamWriter {
               + " stream writer writes unpartitioned tables only");
     }
     RollingParquetWriter.Result written =
-        new RollingParquetWriter(table, settings, location -> {}).write(rows, prune, 0);
+        new RollingParquetWriter(table, settings, location -> {}).write(rows, prune);
     if (written.files().isEmpty()) {
       return new Result(written.rowsIn(), 0, List.of());
     }

@@ -1,0 +1,87 @@
+package dev.floe.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.floe.catalog.MapDbCatalog;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A writer appending without pause while rebuilds run: every row lands exactly once. */
+class ConcurrentAppendTest {
+  static final TableIdentifier EVENTS = TableIdentifier.of("db", "events");
+
+  @TempDir Path root;
+
+  @Test
+  void everyAppendedRowIsPresentExactlyOnce() throws Exception {
+    try (MapDbCatalog catalog = TestTables.catalog(root)) {
+      catalog.createNamespace(Namespace.of("db"));
+      catalog.createTable(EVENTS, TestTables.SIMPLE);
+      WriterGate gate = new WriterGate();
+      HandleRegistry handles = new HandleRegistry(16);
+      Table writerHandle = catalog.loadTable(EVENTS);
+      handles.track(EVENTS, writerHandle);
+      Compactor compactor =
+          new Compactor(
+              RebuildSettings.defaults().withReclaimGrace(Duration.ZERO),
+              gate,
+              handles,
+              CompactionProbe.NONE,
+              Clock.systemUTC());
+
+      AtomicLong nextId = new AtomicLong();
+      AtomicBoolean stop = new AtomicBoolean();
+      int rowsPerCommit = 3;
+      CompletableFuture<Integer> writer =
+          CompletableFuture.supplyAsync(
+              () -> {
+                int commits = 0;
+                while (!stop.get() || commits < 60) {
+                  long first = nextId.getAndAdd(rowsPerCommit);
+                  gate.enter(EVENTS);
+                  try {
+                    TestTables.append(writerHandle, TestTables.simpleRows(first, rowsPerCommit));
+                  } finally {
+                    gate.exit(EVENTS);
+                  }
+                  commits += 1;
+                }
+                return commits;
+              });
+
+      int rebuilds = 0;
+      while (rebuilds < 4) {
+        Thread.sleep(150);
+        if (catalog.loadTableUncached(EVENTS).currentSnapshot() == null) {
+          continue;
+        }
+        compactor.compactTable(catalog, EVENTS, Prune.NONE);
+        rebuilds += 1;
+        new Reclaimer(catalog).runDue(java.time.Instant.now());
+      }
+      stop.set(true);
+      int commits = writer.get(2, TimeUnit.MINUTES);
+
+      Table fresh = catalog.loadTableUncached(EVENTS);
+      List<Long> ids =
+          TestTables.read(fresh).stream().map(r -> (Long) r.getField("id")).sorted().collect(Collectors.toList());
+      assertThat(commits).isGreaterThanOrEqualTo(60);
+      assertThat(ids).hasSize(commits * rowsPerCommit);
+      assertThat(ids).isEqualTo(LongStream.range(0, (long) commits * rowsPerCommit).boxed().collect(Collectors.toList()));
+      assertThat(fresh.snapshots().iterator().next().summary()).containsKey("floe.rebuild-of-snapshot");
+    }
+  }
+}
