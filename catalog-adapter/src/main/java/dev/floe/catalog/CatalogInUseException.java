@@ -3,9 +3,9 @@ package dev.floe.catalog;
 import java.nio.file.Path;
 
 /**
- * Another process holds the catalog file open. MapDB takes an exclusive lock on the file, so only
- * one process at a time can use a catalog; a second one gets this exception instead of a failure
- * from inside MapDB.
+ * Another process holds the catalog file open. An open catalog holds an exclusive lock on {@code
+ * <file>.lock} next to the file, so only one process at a time can use a catalog; a second one gets
+ * this exception instead of a failure from inside MapDB.
  */
 public class CatalogInUseException extends CatalogFileException {
   public CatalogInUseException(Path file, Throwable cause) {

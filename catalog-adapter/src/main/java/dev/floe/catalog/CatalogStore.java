@@ -2,12 +2,18 @@ package dev.floe.catalog;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
@@ -27,18 +33,23 @@ import org.mapdb.Serializer;
  * either the state before a mutation or the state after it, never a half-applied one.
  *
  * <p>One store exists per file per JVM; catalogs that name the same file share it (reference
- * counted), because MapDB locks the file against every second opener, including one in the same
- * process.
+ * counted). Other processes are kept out by an exclusive lock on {@code <file>.lock}, held while
+ * the store is open (see {@link ProcessLock}).
  */
 final class CatalogStore {
   static final String FORMAT = "floe-catalog";
   static final String FORMAT_VERSION = "1";
-  /** The first byte of every MapDB 3 store file. */
+  /** The first byte of every MapDB 3 file. */
   private static final int MAPDB_HEADER = 0x4A;
+  /** The second byte of a MapDB 3 file is its kind; a catalog is a store. */
+  private static final int MAPDB_STORE = 3;
+  /** The other kinds: write-ahead log, sorted tables, trivial store. */
+  private static final Set<Integer> MAPDB_OTHER_KINDS = Set.of(2, 10, 11, 12, 20);
 
   private static final Map<Path, CatalogStore> OPEN = new HashMap<>();
 
   private final Path file;
+  private final ProcessLock processLock;
   private final DB db;
   private final BTreeMap<String, String> meta;
   private final BTreeMap<String, String> namespaces;
@@ -60,8 +71,9 @@ final class CatalogStore {
     }
   }
 
-  private CatalogStore(Path file, DB db) {
+  private CatalogStore(Path file, ProcessLock processLock, DB db) {
     this.file = file;
+    this.processLock = processLock;
     this.db = db;
     this.meta = db.treeMap("floe.meta", Serializer.STRING, Serializer.STRING).createOrOpen();
     this.namespaces =
@@ -71,6 +83,8 @@ final class CatalogStore {
         db.treeMap("floe.commit-log", Serializer.STRING, Serializer.STRING).createOrOpen();
     this.sections =
         db.treeMap("floe.sections", Serializer.STRING, Serializer.STRING).createOrOpen();
+    // commit the maps just created in a new file: a later rollback must not take them away
+    db.commit();
     NavigableMap<String, Map<String, String>> ns = new TreeMap<>();
     namespaces.forEach((key, value) -> ns.put(key, PropertiesCodec.decode(value)));
     this.snapshot = new Snapshot(new TreeMap<>(pointers), ns);
@@ -104,6 +118,7 @@ final class CatalogStore {
       db.close();
     } finally {
       writeLock.unlock();
+      processLock.release();
     }
   }
 
@@ -296,13 +311,25 @@ final class CatalogStore {
 
   private static CatalogStore open(Path file) {
     checkLooksLikeMapDb(file);
-    DB db;
     try {
       Files.createDirectories(file.toAbsolutePath().getParent());
-      db = DBMaker.fileDB(file.toFile()).transactionEnable().fileChannelEnable().make();
-    } catch (DBException.FileLocked e) {
-      throw new CatalogInUseException(file, e);
-    } catch (DBException | IOException e) {
+    } catch (IOException e) {
+      throw new CatalogFileException(
+          file, "Cannot create the folder of catalog file " + file + " (" + describe(e) + ")", e);
+    }
+    ProcessLock processLock = ProcessLock.acquire(file);
+    DB db;
+    try {
+      // the process lock replaces MapDB's own: see ProcessLock
+      db =
+          DBMaker.fileDB(file.toFile())
+              .transactionEnable()
+              .fileChannelEnable()
+              .fileLockDisable()
+              .make();
+    } catch (RuntimeException | AssertionError e) {
+      // MapDB reports a damaged file in many ways, not all of them DBExceptions
+      processLock.abandon();
       throw new CatalogFileException(
           file,
           "Catalog file "
@@ -314,15 +341,105 @@ final class CatalogStore {
     }
     try {
       checkFormat(file, db);
-      return new CatalogStore(file, db);
+      return new CatalogStore(file, processLock, db);
     } catch (RuntimeException e) {
       try {
-        db.rollback();
+        // no rollback: it would write a log file beside a file that may not even be floe's, and
+        // closing drops whatever was not committed anyway
         db.close();
       } catch (RuntimeException suppressed) {
         e.addSuppressed(suppressed);
+      } finally {
+        processLock.abandon();
       }
       throw e;
+    }
+  }
+
+  /**
+   * The exclusive lock that keeps every other process away from a catalog file while it is open
+   * here, taken on {@code <file>.lock} before MapDB opens the file.
+   *
+   * <p>Not on the catalog file itself, and not MapDB's lock: when MapDB refuses a file (damaged, or
+   * locked) it leaves a channel to it open, and when the garbage collector later closes that
+   * channel, POSIX drops every lock this process holds on the file, so a catalog opened afterwards
+   * would silently stop being exclusive, or a damaged file would stay locked by this process and be
+   * reported as in use. Nothing but this class opens the lock file.
+   */
+  private static final class ProcessLock {
+    private final Path path;
+    private final FileChannel channel;
+    private final boolean created;
+
+    private ProcessLock(Path path, FileChannel channel, boolean created) {
+      this.path = path;
+      this.channel = channel;
+      this.created = created;
+    }
+
+    static ProcessLock acquire(Path file) {
+      Path path = file.resolveSibling(file.getFileName() + ".lock");
+      FileChannel channel;
+      boolean created;
+      try {
+        try {
+          channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+          created = true;
+        } catch (FileAlreadyExistsException exists) {
+          channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+          created = false;
+        }
+      } catch (IOException e) {
+        throw new CatalogFileException(
+            file,
+            "Cannot create lock file "
+                + path
+                + " of catalog file "
+                + file
+                + " ("
+                + describe(e)
+                + "). Its folder must be writable.",
+            e);
+      }
+      FileLock lock;
+      try {
+        lock = channel.tryLock();
+      } catch (OverlappingFileLockException e) {
+        lock = null; // this JVM has the file open under another name
+      } catch (IOException e) {
+        closeQuietly(channel);
+        throw new CatalogFileException(file, "Cannot lock " + path + " (" + describe(e) + ")", e);
+      }
+      if (lock == null) {
+        closeQuietly(channel);
+        throw new CatalogInUseException(file, null);
+      }
+      return new ProcessLock(path, channel, created);
+    }
+
+    /** Lets other processes in; closing the channel releases the lock. */
+    void release() {
+      closeQuietly(channel);
+    }
+
+    /** Releases the lock of a file that was refused, and removes the lock file if it was new. */
+    void abandon() {
+      release();
+      if (created) {
+        try {
+          Files.deleteIfExists(path);
+        } catch (IOException e) {
+          // an empty lock file left behind harms nothing
+        }
+      }
+    }
+
+    private static void closeQuietly(FileChannel channel) {
+      try {
+        channel.close();
+      } catch (IOException e) {
+        // nothing more to release
+      }
     }
   }
 
@@ -338,8 +455,10 @@ final class CatalogStore {
           null);
     }
     int first;
+    int second;
     try (InputStream in = Files.newInputStream(file)) {
       first = in.read();
+      second = in.read();
     } catch (IOException e) {
       throw new CatalogFileException(
           file,
@@ -355,7 +474,10 @@ final class CatalogStore {
               + " a new catalog there, or point 'uri' at another file.",
           null);
     }
-    if (first != MAPDB_HEADER) {
+    boolean mapDb =
+        first == MAPDB_HEADER
+            && (second == -1 || second == MAPDB_STORE || MAPDB_OTHER_KINDS.contains(second));
+    if (!mapDb) {
       throw new CatalogFileException(
           file,
           "Catalog file "
@@ -364,26 +486,36 @@ final class CatalogStore {
               + " 'uri' at another file.",
           null);
     }
+    if (second != -1 && second != MAPDB_STORE) {
+      throw new CatalogFileException(
+          file,
+          "Catalog file "
+              + file
+              + " is a MapDB file of another kind than a store (a write-ahead log, for example),"
+              + " so it is not a floe catalog. It was left as it is: point 'uri' at the catalog"
+              + " file itself.",
+          null);
+    }
   }
 
   /** Marks a new file as a floe catalog, and refuses a MapDB file that belongs to something else. */
   private static void checkFormat(Path file, DB db) {
+    boolean foreign = false;
+    boolean marked = false;
+    for (String name : db.getAllNames()) {
+      foreign |= !name.startsWith("floe.");
+      marked |= name.equals("floe.meta");
+    }
+    if (foreign && !marked) {
+      // refused before anything is created in it, so nothing is written to or beside it
+      throw notFloe(file);
+    }
     Map<String, String> meta =
         db.treeMap("floe.meta", Serializer.STRING, Serializer.STRING).createOrOpen();
     String format = meta.get("format");
     if (format == null) {
-      boolean foreign = false;
-      for (String name : db.getAllNames()) {
-        foreign |= !name.startsWith("floe.");
-      }
       if (foreign) {
-        throw new CatalogFileException(
-            file,
-            "Catalog file "
-                + file
-                + " is a MapDB file written by something other than floe. It was left as it is:"
-                + " point 'uri' at another file.",
-            null);
+        throw notFloe(file);
       }
       meta.put("format", FORMAT);
       meta.put("version", FORMAT_VERSION);
@@ -407,7 +539,17 @@ final class CatalogStore {
     }
   }
 
-  private static String describe(Exception e) {
+  private static CatalogFileException notFloe(Path file) {
+    return new CatalogFileException(
+        file,
+        "Catalog file "
+            + file
+            + " is a MapDB file written by something other than floe. It was left as it is:"
+            + " point 'uri' at another file.",
+        null);
+  }
+
+  private static String describe(Throwable e) {
     String message = e.getMessage();
     return message == null ? e.getClass().getSimpleName() : message;
   }

@@ -31,6 +31,11 @@ public class MapDbTableOperations extends BaseMetastoreTableOperations {
     this.tableKey = CatalogKeys.table(identifier);
   }
 
+  /** The catalog these operations commit through. */
+  public MapDbCatalog catalog() {
+    return catalog;
+  }
+
   /** The table these operations belong to. */
   public TableIdentifier identifier() {
     return identifier;
