@@ -1,0 +1,314 @@
+package dev.floe.agent;
+
+import dev.floe.runtime.GuardSettings;
+import dev.floe.runtime.Prune;
+import dev.floe.runtime.RebuildSettings;
+import java.io.IOException;
+import java.io.Reader;
+import java.lang.reflect.Constructor;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * The agent's configuration: one properties file, named by the agent argument ({@code
+ * -javaagent:floe-agent.jar=/etc/floe.properties}) or by {@code -Dfloe.config=...}; any key can be
+ * overridden with {@code -Dfloe.<key>=...}. Every key has a default and is validated here, before
+ * anything is instrumented: an unknown key is a warning naming it; a bad value keeps the agent off
+ * with one error naming the key, the value and the expected form.
+ */
+final class AgentConfig {
+  static final String CONFIG_PROPERTY = "floe.config";
+  /** Properties starting with this prefix are floe's own, but not configuration keys. */
+  static final String INTERNAL_PREFIX = "floe.internal.";
+
+  /** Every key, its default and the form it takes, in the order README documents them. */
+  static final Map<String, String[]> KEYS = new LinkedHashMap<>();
+
+  static {
+    key("floe.enabled", "true", "true or false");
+    key("floe.tables", "", "comma-separated globs of namespace.table, e.g. db.events,logs.*; empty: every table");
+    key("floe.trigger.snapshots", "500", "a whole number of snapshots, 2 or more");
+    key("floe.trigger.data-files", "1000", "a whole number of data files, 1 or more");
+    key("floe.trigger.metadata-bytes", "16MiB", "a size such as 16MiB, 512KiB or 1048576");
+    key("floe.trigger.min-interval", "1m", "a duration such as 30s, 1m, 10m or PT1M");
+    key("floe.rebuild.row-group-rows", "131072", "a whole number of rows, 1 or more");
+    key("floe.rebuild.row-group-max-bytes", "64MiB", "a size such as 64MiB");
+    key("floe.rebuild.target-file-bytes", "512MiB", "a size such as 512MiB or 1GiB");
+    key("floe.rebuild.zstd-level", "3", "a ZSTD level from 1 to 22");
+    key("floe.rebuild.prune-class", "", "the name of a class implementing dev.floe.runtime.Prune with a public no-argument constructor; empty: no prune");
+    key("floe.reclaim.grace", "10m", "a duration such as 30s, 10m or 1h");
+    key("floe.handles.max", "512", "a whole number of handles, 0 or more");
+    key("floe.jmx", "true", "true or false");
+  }
+
+  private static void key(String name, String defaultValue, String form) {
+    KEYS.put(name, new String[] {defaultValue, form});
+  }
+
+  private final boolean enabled;
+  private final GuardSettings settings;
+  private final List<String> warnings;
+  private final String source;
+
+  private AgentConfig(boolean enabled, GuardSettings settings, List<String> warnings, String source) {
+    this.enabled = enabled;
+    this.settings = settings;
+    this.warnings = warnings;
+    this.source = source;
+  }
+
+  boolean enabled() {
+    return enabled;
+  }
+
+  GuardSettings settings() {
+    return settings;
+  }
+
+  /** One line per unknown key. */
+  List<String> warnings() {
+    return warnings;
+  }
+
+  /** Where the configuration came from, for the start-up line. */
+  String source() {
+    return source;
+  }
+
+  /**
+   * Reads the file named by {@code agentArgs} (or {@code -Dfloe.config}), then the {@code floe.*}
+   * system properties over it.
+   *
+   * @param pruneLoader where a prune class is looked up
+   */
+  static AgentConfig load(String agentArgs, Properties system, ClassLoader pruneLoader) throws ConfigException {
+    Map<String, String> values = new LinkedHashMap<>();
+    List<String> warnings = new ArrayList<>();
+    String file = agentArgs != null && !agentArgs.isBlank() ? agentArgs.trim() : system.getProperty(CONFIG_PROPERTY);
+    String source = "defaults";
+    if (file != null && !file.isBlank()) {
+      readFile(Path.of(file), values, warnings);
+      source = file;
+    }
+    for (String name : system.stringPropertyNames()) {
+      if (name.startsWith("floe.") && !name.equals(CONFIG_PROPERTY) && !name.startsWith(INTERNAL_PREFIX)) {
+        if (KEYS.containsKey(name)) {
+          values.put(name, system.getProperty(name));
+        } else {
+          warnings.add(unknown(name, "-D" + name));
+        }
+      }
+    }
+    return parse(values, warnings, source, pruneLoader);
+  }
+
+  private static void readFile(Path path, Map<String, String> values, List<String> warnings) throws ConfigException {
+    Properties file = new Properties();
+    try (Reader reader = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
+      file.load(reader);
+    } catch (NoSuchFileException e) {
+      throw new ConfigException(
+          "configuration file " + path.toAbsolutePath() + " does not exist: fix the path given to"
+              + " -javaagent:floe-agent.jar=<file> or -Dfloe.config=<file>");
+    } catch (IOException | IllegalArgumentException e) {
+      throw new ConfigException(
+          "configuration file " + path.toAbsolutePath() + " cannot be read (" + e + "): check that it"
+              + " exists, is readable by this process and is a properties file");
+    }
+    for (String name : file.stringPropertyNames()) {
+      if (KEYS.containsKey(name)) {
+        values.put(name, file.getProperty(name));
+      } else {
+        warnings.add(unknown(name, path.toString()));
+      }
+    }
+  }
+
+  private static String unknown(String name, String where) {
+    List<String> close =
+        KEYS.keySet().stream().filter(k -> similar(k, name)).collect(Collectors.toList());
+    return "unknown configuration key '" + name + "' in " + where + " is ignored"
+        + (close.isEmpty() ? "" : "; did you mean " + String.join(" or ", close) + "?");
+  }
+
+  private static boolean similar(String key, String name) {
+    String a = key.replace("floe.", "");
+    String b = name.replace("floe.", "");
+    return a.contains(b) || b.contains(a) || a.replace("-", "").equalsIgnoreCase(b.replace("-", "").replace("_", ""));
+  }
+
+  private static AgentConfig parse(
+      Map<String, String> values, List<String> warnings, String source, ClassLoader pruneLoader) throws ConfigException {
+    Values v = new Values(values);
+    boolean enabled = v.bool("floe.enabled");
+    List<String> tables =
+        Arrays.stream(v.raw("floe.tables").split(",")).map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toList());
+    long snapshots = v.count("floe.trigger.snapshots", 2);
+    long dataFiles = v.count("floe.trigger.data-files", 1);
+    long metadataBytes = v.bytes("floe.trigger.metadata-bytes");
+    Duration minInterval = v.duration("floe.trigger.min-interval");
+    int rowGroupRows = (int) v.count("floe.rebuild.row-group-rows", 1);
+    long rowGroupMaxBytes = v.bytes("floe.rebuild.row-group-max-bytes");
+    long targetFileBytes = v.bytes("floe.rebuild.target-file-bytes");
+    long zstd = v.count("floe.rebuild.zstd-level", 1);
+    if (zstd > 22) {
+      throw v.invalid("floe.rebuild.zstd-level");
+    }
+    Duration grace = v.duration("floe.reclaim.grace");
+    int handles = (int) v.count("floe.handles.max", 0);
+    boolean jmx = v.bool("floe.jmx");
+    Supplier<Prune> prune = pruneSupplier(v, pruneLoader);
+    RebuildSettings rebuild =
+        new RebuildSettings(rowGroupRows, rowGroupMaxBytes, targetFileBytes, (int) zstd, grace, 3);
+    GuardSettings settings =
+        new GuardSettings(tables, snapshots, dataFiles, metadataBytes, minInterval, rebuild, prune, handles, jmx);
+    return new AgentConfig(enabled, settings, warnings, source);
+  }
+
+  private static Supplier<Prune> pruneSupplier(Values v, ClassLoader loader) throws ConfigException {
+    String name = v.raw("floe.rebuild.prune-class").trim();
+    if (name.isEmpty()) {
+      return () -> Prune.NONE;
+    }
+    Class<?> type;
+    try {
+      type = Class.forName(name, false, loader);
+    } catch (ClassNotFoundException | LinkageError e) {
+      throw new ConfigException(
+          "floe.rebuild.prune-class is '" + name + "', and no such class is on the host's class path;"
+              + " expected " + KEYS.get("floe.rebuild.prune-class")[1]);
+    }
+    if (!Prune.class.isAssignableFrom(type)) {
+      throw new ConfigException(
+          "floe.rebuild.prune-class is '" + name + "', which does not implement " + Prune.class.getName()
+              + "; expected " + KEYS.get("floe.rebuild.prune-class")[1]);
+    }
+    Constructor<?> constructor;
+    try {
+      constructor = type.getConstructor();
+    } catch (NoSuchMethodException e) {
+      throw new ConfigException(
+          "floe.rebuild.prune-class is '" + name + "', which has no public no-argument constructor;"
+              + " expected " + KEYS.get("floe.rebuild.prune-class")[1]);
+    }
+    return () -> {
+      try {
+        return (Prune) constructor.newInstance();
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException("Cannot create prune " + name + ": " + e.getCause(), e);
+      }
+    };
+  }
+
+  /** Typed access to the raw values, each failure naming its key, value and expected form. */
+  private static final class Values {
+    private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(b|kib|mib|gib|tib|kb|mb|gb|tb)?", Pattern.CASE_INSENSITIVE);
+    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)", Pattern.CASE_INSENSITIVE);
+
+    private final Map<String, String> values;
+
+    Values(Map<String, String> values) {
+      this.values = values;
+    }
+
+    String raw(String key) {
+      return values.getOrDefault(key, KEYS.get(key)[0]);
+    }
+
+    ConfigException invalid(String key) {
+      return new ConfigException(key + " is '" + raw(key) + "'; expected " + KEYS.get(key)[1]);
+    }
+
+    boolean bool(String key) throws ConfigException {
+      String value = raw(key).trim().toLowerCase(Locale.ROOT);
+      if (value.equals("true") || value.equals("false")) {
+        return Boolean.parseBoolean(value);
+      }
+      throw invalid(key);
+    }
+
+    long count(String key, long min) throws ConfigException {
+      try {
+        long value = Long.parseLong(raw(key).trim().replace("_", ""));
+        if (value >= min && value <= Integer.MAX_VALUE) {
+          return value;
+        }
+      } catch (NumberFormatException e) {
+        // reported below
+      }
+      throw invalid(key);
+    }
+
+    long bytes(String key) throws ConfigException {
+      Matcher m = SIZE.matcher(raw(key).trim());
+      if (!m.matches()) {
+        throw invalid(key);
+      }
+      long number;
+      try {
+        number = Long.parseLong(m.group(1));
+      } catch (NumberFormatException e) {
+        throw invalid(key);
+      }
+      String unit = m.group(2) == null ? "b" : m.group(2).toLowerCase(Locale.ROOT);
+      long scale;
+      switch (unit) {
+        case "kib": scale = 1L << 10; break;
+        case "mib": scale = 1L << 20; break;
+        case "gib": scale = 1L << 30; break;
+        case "tib": scale = 1L << 40; break;
+        case "kb": scale = 1_000L; break;
+        case "mb": scale = 1_000_000L; break;
+        case "gb": scale = 1_000_000_000L; break;
+        case "tb": scale = 1_000_000_000_000L; break;
+        default: scale = 1;
+      }
+      if (number <= 0 || number > Long.MAX_VALUE / scale) {
+        throw invalid(key);
+      }
+      return number * scale;
+    }
+
+    Duration duration(String key) throws ConfigException {
+      String value = raw(key).trim();
+      if (value.toUpperCase(Locale.ROOT).startsWith("P")) {
+        try {
+          Duration parsed = Duration.parse(value);
+          if (!parsed.isNegative()) {
+            return parsed;
+          }
+        } catch (DateTimeParseException e) {
+          // reported below
+        }
+        throw invalid(key);
+      }
+      Matcher m = DURATION.matcher(value);
+      if (!m.matches()) {
+        throw invalid(key);
+      }
+      long amount = Long.parseLong(m.group(1));
+      switch (m.group(2).toLowerCase(Locale.ROOT)) {
+        case "ms": return Duration.ofMillis(amount);
+        case "s": return Duration.ofSeconds(amount);
+        case "m": return Duration.ofMinutes(amount);
+        case "h": return Duration.ofHours(amount);
+        default: return Duration.ofDays(amount);
+      }
+    }
+  }
+}

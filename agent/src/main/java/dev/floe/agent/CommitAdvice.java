@@ -1,0 +1,22 @@
+package dev.floe.agent;
+
+import net.bytebuddy.asm.Advice;
+
+/** Around {@code BaseMetastoreTableOperations.commit(base, metadata)}: the single-writer gate. */
+final class CommitAdvice {
+  private CommitAdvice() {}
+
+  @Advice.OnMethodEnter(suppress = Throwable.class)
+  static long enter(@Advice.This Object ops) {
+    return Hooks.beforeCommit(ops);
+  }
+
+  @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+  static void exit(
+      @Advice.This Object ops,
+      @Advice.Argument(1) Object metadata,
+      @Advice.Enter long gateWait,
+      @Advice.Thrown Throwable thrown) {
+    Hooks.afterCommit(ops, metadata, gateWait, thrown);
+  }
+}

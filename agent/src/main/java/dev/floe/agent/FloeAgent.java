@@ -1,0 +1,123 @@
+package dev.floe.agent;
+
+import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
+import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
+import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.not;
+import static net.bytebuddy.matcher.ElementMatchers.returns;
+import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
+import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
+
+import java.lang.instrument.Instrumentation;
+import java.util.concurrent.atomic.AtomicBoolean;
+import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.dynamic.DynamicType;
+import net.bytebuddy.utility.JavaModule;
+
+/**
+ * floe's entry point: {@code -javaagent:floe-agent.jar[=floe.properties]} at start, or attached to a
+ * running JVM. It reads and validates the configuration, checks the host's Iceberg, and instruments
+ * three methods, each with advice of a line or two that hands off to {@link Hooks}:
+ *
+ * <ul>
+ *   <li>{@code BaseMetastoreTableOperations.commit(base, metadata)}: every metadata commit (appends,
+ *       overwrites, row deltas, expiries, transactions) passes the writer gate and is observed;
+ *   <li>{@code MapDbCatalog.loadTable}, {@code registerTable} and the table builder's {@code
+ *       create}: the handles the host holds are tracked;
+ *   <li>{@code MapDbCatalog.initialize(name, properties)}: recovery runs for each catalog opened.
+ * </ul>
+ *
+ * Whatever goes wrong here, the host runs on, unguarded, and one line says why.
+ */
+public final class FloeAgent {
+  static final String VERSION = "0.1.0";
+  private static final AtomicBoolean STARTED = new AtomicBoolean();
+
+  private FloeAgent() {}
+
+  public static void premain(String args, Instrumentation instrumentation) {
+    start(args, instrumentation);
+  }
+
+  public static void agentmain(String args, Instrumentation instrumentation) {
+    start(args, instrumentation);
+  }
+
+  static void start(String args, Instrumentation instrumentation) {
+    if (!STARTED.compareAndSet(false, true)) {
+      AgentLog.warn("floe is already running in this JVM; the second start is ignored");
+      return;
+    }
+    try {
+      AgentConfig config = AgentConfig.load(args, System.getProperties(), ClassLoader.getSystemClassLoader());
+      config.warnings().forEach(AgentLog::warn);
+      if (!config.enabled()) {
+        AgentLog.info("floe " + VERSION + " is disabled (floe.enabled=false); the host runs unguarded");
+        return;
+      }
+      IcebergSupport iceberg = IcebergSupport.detect(ClassLoader.getSystemClassLoader());
+      if (!iceberg.present()) {
+        AgentLog.warn("floe " + VERSION + " steps aside: no Iceberg on the class path ("
+            + IcebergSupport.COMMIT_CLASS + " not found); the host runs unguarded");
+        return;
+      }
+      String unsupported = iceberg.unsupportedReason();
+      if (unsupported != null) {
+        AgentLog.warn("floe " + VERSION + " steps aside: " + unsupported + "; the host runs unguarded");
+        return;
+      }
+      Hooks.install(config.settings());
+      instrument(instrumentation);
+      AgentLog.info("floe " + VERSION + " guards Iceberg " + iceberg.version()
+          + " (config: " + config.source() + "): instrumented BaseMetastoreTableOperations.commit,"
+          + " MapDbCatalog.loadTable/registerTable/initialize, table builders' create; tables "
+          + (config.settings().tables().isEmpty() ? "all" : config.settings().tables())
+          + ", rebuild at " + config.settings().triggerSnapshots() + " snapshots or "
+          + config.settings().triggerDataFiles() + " data files or "
+          + config.settings().triggerMetadataBytes() + " metadata bytes");
+    } catch (ConfigException e) {
+      AgentLog.error("floe " + VERSION + " stays off: " + e.getMessage() + ". The host runs unguarded.");
+    } catch (Throwable e) {
+      AgentLog.error("floe " + VERSION + " could not start (" + e + "); the host runs unguarded");
+    }
+  }
+
+  private static void instrument(Instrumentation instrumentation) {
+    new AgentBuilder.Default()
+        .disableClassFormatChanges()
+        .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+        .with(AgentBuilder.TypeStrategy.Default.REDEFINE)
+        .with(new FailureListener())
+        .ignore(nameStartsWith("net.bytebuddy.").or(nameStartsWith("dev.floe.shaded.")))
+        .type(named("org.apache.iceberg.BaseMetastoreTableOperations"))
+        .transform(advice(CommitAdvice.class, named("commit").and(takesArguments(2)).and(not(isAbstract()))))
+        .type(named("dev.floe.catalog.MapDbCatalog"))
+        .transform(advice(LoadTableAdvice.class, named("loadTable").or(named("registerTable")).and(returns(named("org.apache.iceberg.Table")))))
+        .transform(advice(CatalogOpenedAdvice.class, named("initialize").and(takesArguments(2)).and(takesArgument(0, String.class))))
+        .type(named("org.apache.iceberg.BaseMetastoreCatalog$BaseMetastoreCatalogTableBuilder"))
+        .transform(advice(LoadTableAdvice.class, named("create").and(takesArguments(0))))
+        .installOn(instrumentation);
+  }
+
+  private static AgentBuilder.Transformer advice(
+      Class<?> adviceClass, net.bytebuddy.matcher.ElementMatcher<? super net.bytebuddy.description.method.MethodDescription> method) {
+    return (builder, type, loader, module, domain) -> builder.visit(Advice.to(adviceClass).on(method));
+  }
+
+  /** Reports, once per type, a class floe meant to instrument and could not. */
+  private static final class FailureListener extends AgentBuilder.Listener.Adapter {
+    @Override
+    public void onError(String typeName, ClassLoader loader, JavaModule module, boolean loaded, Throwable throwable) {
+      if (typeName.startsWith("org.apache.iceberg.BaseMetastoreTableOperations") || typeName.equals("dev.floe.catalog.MapDbCatalog")) {
+        AgentLog.error("floe could not instrument " + typeName + " (" + throwable + "); its commits are not guarded");
+      }
+    }
+
+    @Override
+    public void onTransformation(TypeDescription type, ClassLoader loader, JavaModule module, boolean loaded, DynamicType dynamicType) {
+      // quiet: the start-up line already said what is instrumented
+    }
+  }
+}

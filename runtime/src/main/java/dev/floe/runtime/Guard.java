@@ -1,0 +1,298 @@
+package dev.floe.runtime;
+
+import dev.floe.catalog.MapDbCatalog;
+import java.lang.management.ManagementFactory;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Set;
+import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import javax.management.StandardMBean;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The guard: what the agent's advice hands off to, usable without the agent too. Host threads
+ * call {@link #beforeCommit}/{@link #afterCommit} around every commit of a MapDbCatalog table; a
+ * guarded table's commit passes the {@link WriterGate}, its growth is observed, and the {@link
+ * TriggerPolicy} may queue a rebuild, which runs on the guard's one background daemon thread,
+ * never on the host's. The same thread runs recovery when a catalog opens and reclaims retired
+ * files when their grace window has passed.
+ *
+ * <p>Nothing here throws into the host: failures are counted, logged once, and the host goes on.
+ */
+public final class Guard implements GuardMetricsMBean {
+  private static final Logger LOG = LoggerFactory.getLogger(Guard.class);
+
+  private final GuardSettings settings;
+  private final Clock clock;
+  private final WriterGate gate = new WriterGate();
+  private final HandleRegistry handles;
+  private final TableGlobs globs;
+  private final TriggerPolicy policy;
+  private final Compactor compactor;
+  private final ScheduledThreadPoolExecutor worker;
+  private final ConcurrentMap<TableIdentifier, TableState> tables = new ConcurrentHashMap<>();
+  private final Set<MapDbCatalog> catalogs = Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
+  private final AtomicLong errors = new AtomicLong();
+  private final AtomicLong rebuilds = new AtomicLong();
+  private final String jmxSuffix;
+  private volatile String lastError = "";
+
+  /** Per-table state: metrics, when it was last rebuilt, whether a rebuild is queued. */
+  private static final class TableState {
+    final TableMetrics metrics;
+    final AtomicBoolean queued = new AtomicBoolean();
+    final AtomicBoolean warnedPartitioned = new AtomicBoolean();
+    volatile Instant lastRebuild;
+
+    TableState(TableMetrics metrics) {
+      this.metrics = metrics;
+    }
+  }
+
+  public Guard(GuardSettings settings, Clock clock, String jmxSuffix) {
+    this.settings = settings;
+    this.clock = clock;
+    this.jmxSuffix = jmxSuffix;
+    this.handles = new HandleRegistry(settings.maxTrackedHandles());
+    this.globs = new TableGlobs(settings.tables());
+    this.policy = new TriggerPolicy(settings);
+    this.compactor = new Compactor(settings.rebuild(), gate, handles, CompactionProbe.NONE, clock);
+    this.worker = new ScheduledThreadPoolExecutor(1, runnable -> {
+      Thread thread = new Thread(runnable, "floe-compactor");
+      thread.setDaemon(true);
+      return thread;
+    });
+    worker.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    long reclaimEvery = Math.max(1_000, Math.min(30_000, settings.rebuild().reclaimGrace().toMillis() / 2));
+    worker.scheduleWithFixedDelay(this::reclaimDue, reclaimEvery, reclaimEvery, TimeUnit.MILLISECONDS);
+    registerMBean("dev.floe:type=Agent" + jmxSuffix, this, GuardMetricsMBean.class);
+  }
+
+  public Guard(GuardSettings settings) {
+    this(settings, Clock.systemUTC(), "");
+  }
+
+  /** Whether commits of {@code table} pass the gate and are watched. */
+  public boolean guards(TableIdentifier table) {
+    return !ScratchTable.isScratchName(table) && globs.matches(table);
+  }
+
+  /**
+   * Called on the host's thread before a commit of {@code table}: takes the table's gate if it is
+   * guarded. Returns the nanoseconds waited, or -1 when the table is not guarded (and no gate was
+   * taken).
+   */
+  public long beforeCommit(TableIdentifier table) {
+    if (!guards(table)) {
+      return -1;
+    }
+    return gate.enter(table);
+  }
+
+  /**
+   * Called on the host's thread after a commit of {@code table}, whatever its outcome: releases
+   * the gate taken by {@link #beforeCommit} ({@code gateWait >= 0}), then, if the commit
+   * succeeded, observes the table's growth and perhaps queues a rebuild.
+   */
+  public void afterCommit(MapDbCatalog catalog, TableIdentifier table, TableMetadata committed, boolean succeeded, long gateWait) {
+    if (gateWait < 0) {
+      return;
+    }
+    gate.exit(table);
+    if (!succeeded || committed == null) {
+      return;
+    }
+    try {
+      catalogs.add(catalog);
+      TableState state = state(table);
+      TableGrowth growth = growthOf(catalog, table, committed);
+      state.metrics.committed(growth, gateWait);
+      String reason = policy.reason(growth, state.lastRebuild, clock.instant());
+      if (reason == null) {
+        return;
+      }
+      if (committed.spec().isPartitioned()) {
+        if (state.warnedPartitioned.compareAndSet(false, true)) {
+          LOG.warn("floe: {} is partitioned; it is monitored but not rebuilt (floe rebuilds unpartitioned tables only)", table);
+        }
+        return;
+      }
+      if (state.queued.compareAndSet(false, true)) {
+        worker.execute(() -> rebuild(catalog, table, reason));
+      }
+    } catch (RuntimeException e) {
+      recordError("observing a commit of " + table, e);
+    }
+  }
+
+  /** Called when the host loads a table handle from a MapDbCatalog: tracked for reload after swaps. */
+  public void tableLoaded(TableIdentifier table, Table handle) {
+    if (guards(table)) {
+      handles.track(table, handle);
+    }
+  }
+
+  /** Called when the host opens a MapDbCatalog: recovery runs on the background thread. */
+  public void catalogOpened(MapDbCatalog catalog) {
+    catalogs.add(catalog);
+    worker.execute(() -> {
+      try {
+        Recovery.run(catalog, clock.instant());
+      } catch (RuntimeException e) {
+        recordError("recovering catalog " + catalog.name(), e);
+      }
+    });
+  }
+
+  /** Queues a rebuild of {@code table} now, whatever its growth (for operators and tests). */
+  public void requestRebuild(MapDbCatalog catalog, TableIdentifier table) {
+    TableState state = state(table);
+    if (state.queued.compareAndSet(false, true)) {
+      worker.execute(() -> rebuild(catalog, table, "requested"));
+    }
+  }
+
+  /** Waits until everything queued so far on the background thread has run. */
+  public void awaitIdle(Duration timeout) throws InterruptedException {
+    var done = worker.submit(() -> {});
+    try {
+      done.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("floe's background thread did not go idle within " + timeout, e);
+    }
+  }
+
+  /** The metrics of a table this guard has seen commit, or null. */
+  public TableMetrics metrics(TableIdentifier table) {
+    TableState state = tables.get(table);
+    return state == null ? null : state.metrics;
+  }
+
+  public WriterGate gate() {
+    return gate;
+  }
+
+  public void close() {
+    worker.shutdownNow();
+  }
+
+  private void rebuild(MapDbCatalog catalog, TableIdentifier table, String reason) {
+    TableState state = state(table);
+    try {
+      LOG.info("floe: rebuilding {} ({})", table, reason);
+      CompactReport report = compactor.compactTable(catalog, table, settings.prune().get());
+      state.metrics.rebuilt(report);
+      rebuilds.incrementAndGet();
+    } catch (Throwable e) {
+      state.metrics.failed(e);
+      recordError("rebuilding " + table, e);
+    } finally {
+      state.lastRebuild = clock.instant();
+      state.queued.set(false);
+    }
+  }
+
+  private void reclaimDue() {
+    MapDbCatalog[] open;
+    synchronized (catalogs) {
+      open = catalogs.toArray(new MapDbCatalog[0]);
+    }
+    for (MapDbCatalog catalog : open) {
+      try {
+        new Reclaimer(catalog).runDue(clock.instant());
+      } catch (IllegalStateException closed) {
+        catalogs.remove(catalog); // the host closed it
+      } catch (RuntimeException e) {
+        recordError("reclaiming retired files of catalog " + catalog.name(), e);
+      }
+    }
+  }
+
+  private TableState state(TableIdentifier table) {
+    return tables.computeIfAbsent(table, id -> {
+      TableState created = new TableState(new TableMetrics(() -> handles.tracked(id)));
+      registerMBean(
+          "dev.floe:type=Table,name=" + quoteIfNeeded(id.toString()) + jmxSuffix,
+          created.metrics,
+          TableMetricsMBean.class);
+      return created;
+    });
+  }
+
+  private static TableGrowth growthOf(MapDbCatalog catalog, TableIdentifier table, TableMetadata committed) {
+    Snapshot current = committed.currentSnapshot();
+    long dataFiles = current == null ? 0 : Long.parseLong(current.summary().getOrDefault("total-data-files", "0"));
+    String location = catalog.metadataLocation(table);
+    long metadataBytes = location == null ? 0 : catalog.io().newInputFile(location).getLength();
+    return new TableGrowth(committed.snapshots().size(), dataFiles, metadataBytes);
+  }
+
+  private void recordError(String what, Throwable e) {
+    errors.incrementAndGet();
+    lastError = what + ": " + e;
+    LOG.error("floe: failed {}: {}", what, e.toString());
+    LOG.debug("floe: failure detail", e);
+  }
+
+  private <T> void registerMBean(String name, T bean, Class<T> view) {
+    if (!settings.jmx()) {
+      return;
+    }
+    try {
+      MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+      ObjectName objectName = new ObjectName(name);
+      if (!server.isRegistered(objectName)) {
+        server.registerMBean(new StandardMBean(bean, view), objectName);
+      }
+    } catch (Exception | LinkageError e) {
+      LOG.warn("floe: could not register MBean {}: {}", name, e.toString());
+    }
+  }
+
+  private static String quoteIfNeeded(String value) {
+    return value.matches("[A-Za-z0-9_.\\-]+") ? value : ObjectName.quote(value);
+  }
+
+  @Override
+  public int getQueueLength() {
+    return worker.getQueue().size();
+  }
+
+  @Override
+  public long getErrors() {
+    return errors.get();
+  }
+
+  @Override
+  public long getRebuilds() {
+    return rebuilds.get();
+  }
+
+  @Override
+  public int getGuardedTables() {
+    return tables.size();
+  }
+
+  @Override
+  public String getLastError() {
+    return lastError;
+  }
+}

@@ -1,0 +1,130 @@
+package dev.floe.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.floe.catalog.MapDbCatalog;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import javax.management.ObjectName;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The guard used as a plain library: the host calls its hooks around each commit itself. */
+class GuardTest {
+  static final TableIdentifier EVENTS = TableIdentifier.of("db", "events");
+
+  @TempDir Path root;
+  MapDbCatalog catalog;
+  Guard guard;
+
+  @BeforeEach
+  void open() {
+    catalog = TestTables.catalog(root);
+    catalog.createNamespace(Namespace.of("db"));
+    GuardSettings defaults = GuardSettings.defaults();
+    guard =
+        new Guard(
+            new GuardSettings(
+                List.of("db.*"), 10, 1000, 16L << 20, Duration.ZERO,
+                RebuildSettings.defaults().withReclaimGrace(Duration.ZERO), () -> Prune.NONE, 16, true),
+            java.time.Clock.systemUTC(),
+            ",test=" + System.nanoTime());
+    assertThat(defaults.triggerSnapshots()).isEqualTo(500);
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    guard.close();
+    catalog.close();
+  }
+
+  /** What the agent's advice does around {@code ops.commit}. */
+  private void guardedAppend(Table table, long firstId) {
+    guardedCommit(table, () -> TestTables.append(table, TestTables.simpleRows(firstId, 2)));
+  }
+
+  private void guardedCommit(Table table, Runnable commit) {
+    long wait = guard.beforeCommit(EVENTS);
+    boolean ok = false;
+    try {
+      commit.run();
+      ok = true;
+    } finally {
+      TableMetadata committed = ((HasTableOperations) table).operations().current();
+      guard.afterCommit(catalog, EVENTS, committed, ok, wait);
+    }
+  }
+
+  @Test
+  void crossingTheSnapshotTriggerRebuildsInTheBackground() throws Exception {
+    Table table = catalog.createTable(EVENTS, TestTables.SIMPLE);
+    guard.tableLoaded(EVENTS, table);
+    for (int i = 0; i < 10; i++) {
+      guardedAppend(table, i * 2L);
+    }
+    guard.awaitIdle(Duration.ofMinutes(1));
+
+    Table live = catalog.loadTableUncached(EVENTS);
+    assertThat(live.snapshots()).hasSize(1);
+    assertThat(TestTables.read(live)).hasSize(20);
+    assertThat(guard.metrics(EVENTS).getRebuilds()).isEqualTo(1);
+    assertThat(guard.metrics(EVENTS).getLastReport()).contains("rebuilt db.events: 10 snapshots -> 1");
+    assertThat(guard.metrics(EVENTS).getTrackedHandles()).isEqualTo(1);
+    // the tracked handle was reloaded onto the rebuilt table
+    assertThat(((HasTableOperations) table).operations().current().snapshots()).hasSize(1);
+
+    guardedAppend(table, 100);
+    assertThat(TestTables.read(catalog.loadTableUncached(EVENTS))).hasSize(22);
+  }
+
+  @Test
+  void metricsAreOnJmx() throws Exception {
+    Table table = catalog.createTable(EVENTS, TestTables.SIMPLE);
+    guardedAppend(table, 0);
+    var server = ManagementFactory.getPlatformMBeanServer();
+    var names = server.queryNames(new ObjectName("dev.floe:type=Table,name=db.events,*"), null);
+    assertThat(names).hasSize(1);
+    ObjectName name = names.iterator().next();
+    assertThat(server.getAttribute(name, "Snapshots")).isEqualTo(1);
+    assertThat(server.getAttribute(name, "Commits")).isEqualTo(1L);
+    assertThat((Long) server.getAttribute(name, "MetadataBytes")).isPositive();
+    assertThat(server.queryNames(new ObjectName("dev.floe:type=Agent,*"), null)).isNotEmpty();
+  }
+
+  @Test
+  void tablesOutsideTheGlobsAndScratchTablesAreNotGuarded() {
+    assertThat(guard.beforeCommit(TableIdentifier.of("other", "t"))).isEqualTo(-1);
+    assertThat(guard.beforeCommit(TableIdentifier.of("db", "events__c123"))).isEqualTo(-1);
+    assertThat(guard.guards(EVENTS)).isTrue();
+  }
+
+  @Test
+  void partitionedTableIsMonitoredButNotRebuilt() throws Exception {
+    Table table = catalog.createTable(EVENTS, TestTables.SIMPLE, PartitionSpec.builderFor(TestTables.SIMPLE).bucket("id", 2).build());
+    for (int i = 0; i < 12; i++) {
+      org.apache.iceberg.DataFile file =
+          org.apache.iceberg.DataFiles.builder(table.spec())
+              .withPath(root.resolve("never-read-" + i + ".parquet").toString())
+              .withPartitionPath("id_bucket=" + (i % 2))
+              .withFileSizeInBytes(10)
+              .withRecordCount(1)
+              .build();
+      guardedCommit(table, () -> table.newFastAppend().appendFile(file).commit());
+    }
+    guard.awaitIdle(Duration.ofMinutes(1));
+
+    assertThat(catalog.loadTableUncached(EVENTS).snapshots()).hasSize(12);
+    assertThat(guard.metrics(EVENTS).getSnapshots()).isEqualTo(12);
+    assertThat(guard.metrics(EVENTS).getRebuilds()).isZero();
+  }
+}
