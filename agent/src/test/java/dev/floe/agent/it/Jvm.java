@@ -1,0 +1,65 @@
+package dev.floe.agent.it;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/** A real separate JVM: the host program, with or without the agent, and what it printed. */
+public final class Jvm {
+  public static final Path AGENT_JAR = Path.of("target", "floe-agent.jar").toAbsolutePath();
+  public static final Path SAMPLES_JAR = Path.of("..", "samples", "target", "floe-samples.jar").toAbsolutePath().normalize();
+
+  public record Run(int exitCode, String output) {
+    /** The key=value pairs of the sample ingest's RESULT line. */
+    public java.util.Map<String, String> result() {
+      String line = output.lines().filter(l -> l.startsWith("RESULT ")).reduce((a, b) -> b)
+          .orElseThrow(() -> new AssertionError("no RESULT line in:\n" + output));
+      java.util.Map<String, String> values = new java.util.LinkedHashMap<>();
+      Matcher m = Pattern.compile("(\\S+)=(\\S+)").matcher(line);
+      while (m.find()) {
+        values.put(m.group(1), m.group(2));
+      }
+      return values;
+    }
+
+    public long resultLong(String key) {
+      return Long.parseLong(result().get(key));
+    }
+
+    public List<String> lines(String containing) {
+      return output.lines().filter(l -> l.contains(containing)).collect(Collectors.toList());
+    }
+  }
+
+  private Jvm() {}
+
+  /** Runs {@code java <jvmArgs> -cp <classPath> <main> <args>} and waits for it. */
+  public static Run run(Path logFile, List<String> jvmArgs, String classPath, String main, String... args)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmArgs);
+    command.add("-cp");
+    command.add(classPath);
+    command.add(main);
+    command.addAll(List.of(args));
+    Process process =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(logFile.toFile()).start();
+    if (!process.waitFor(5, TimeUnit.MINUTES)) {
+      process.destroyForcibly();
+      throw new AssertionError("child JVM did not finish in 5 minutes: " + command + "\n" + Files.readString(logFile));
+    }
+    return new Run(process.exitValue(), Files.readString(logFile, StandardCharsets.UTF_8));
+  }
+
+  public static String agentArg(Path config) {
+    return "-javaagent:" + AGENT_JAR + (config == null ? "" : "=" + config.toAbsolutePath());
+  }
+}
