@@ -116,6 +116,15 @@ class AgentConfigTest {
     assertThat(config.settings().prune().get()).isInstanceOf(DropAll.class);
   }
 
+  @Test
+  void readmeDocumentsEveryKeyWithItsDefault() throws Exception {
+    String readme = Files.readString(Path.of("..", "README.md"));
+    for (var key : AgentConfig.KEYS.entrySet()) {
+      String defaultValue = key.getValue()[0].isEmpty() ? "(none)" : key.getValue()[0];
+      assertThat(readme).as("README row of " + key.getKey()).containsPattern("\\| `" + java.util.regex.Pattern.quote(key.getKey()) + "` \\| `?" + java.util.regex.Pattern.quote(defaultValue) + "`? \\|");
+    }
+  }
+
   private void assertInvalid(String file, String message) {
     assertThatThrownBy(() -> load(file)).isInstanceOf(ConfigException.class).hasMessageContaining(message);
   }

@@ -197,7 +197,7 @@ public final class Guard implements GuardMetricsMBean {
   private void rebuild(MapDbCatalog catalog, TableIdentifier table, String reason) {
     TableState state = state(table);
     try {
-      LOG.info("floe: rebuilding {} ({})", table, reason);
+      LOG.debug("floe: rebuilding {} ({})", table, reason);
       CompactReport report = compactor.compactTable(catalog, table, settings.prune().get());
       state.metrics.rebuilt(report);
       rebuilds.incrementAndGet();

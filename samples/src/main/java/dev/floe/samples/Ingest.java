@@ -1,0 +1,688 @@
+package dev.floe.samples;
+
+import static org.apache.iceberg.types.Types.NestedField.optional;
+import static org.apache.iceberg.types.Types.NestedField.required;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import org.HdrHistogram.Histogram;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotSummary;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.GenericAppenderFactory;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.DataWriter;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.types.Types;
+
+/**
+ * An ordinary, continuously-appending Iceberg ingest program. It knows nothing of floe: it loads
+ * whatever catalog its properties file names, creates its table if missing, and commits one new
+ * Parquet file per commit with {@code newFastAppend()}, through a table handle it loads once at
+ * start and keeps for the whole run.
+ *
+ * <pre>
+ * java -cp samples/target/floe-samples.jar dev.floe.samples.Ingest \
+ *     &lt;catalog.properties&gt; &lt;namespace.table&gt; &lt;commits&gt; &lt;rows-per-commit&gt; &lt;threads&gt;
+ * </pre>
+ *
+ * <p>At the end it prints one line, {@code RESULT key=value ...}; see {@link #USAGE}.
+ */
+public final class Ingest {
+  static final String USAGE =
+      String.join(
+          "\n",
+          "usage: java -cp floe-samples.jar dev.floe.samples.Ingest \\",
+          "           <catalog.properties> <namespace.table> <commits> <rows-per-commit> <threads>",
+          "",
+          "An ordinary Iceberg ingest program: loads the catalog named by 'catalog-impl' in the properties",
+          "file (CatalogUtil.loadCatalog), creates the namespace and an unpartitioned table if missing, and",
+          "makes <commits> commits, each one table.newFastAppend().appendFile(<one new Parquet file of",
+          "<rows-per-commit> rows>).commit(). With <threads> > 1 the commits are shared among the threads.",
+          "Row ids are unique across commits and threads (they continue after rows already in the table).",
+          "",
+          "options (system properties):",
+          "  -Dingest.handle=thread   (default) each thread loads its table handle once at start and keeps",
+          "                           it for the whole run",
+          "  -Dingest.handle=single   one handle, loaded once at start, shared by all threads",
+          "  -Dingest.verify=false    skip the full-scan read-back at the end (rows/distinctIds=skipped)",
+          "  -Dingest.catalog.KEY=V   override catalog property KEY (e.g. -Dingest.catalog.warehouse=/tmp/w)",
+          "  -Dingest.local-fs=nio    (default) hand the catalog a Hadoop configuration whose file: file",
+          "                           system sets permissions without forking chmod per file",
+          "  -Dingest.local-fs=hadoop pass no Hadoop configuration: the catalog's own choice",
+          "  -Dingest.stacktrace=true print the stack trace of a failure",
+          "",
+          "A relative local 'warehouse' or 'uri' is resolved against the working directory.",
+          "",
+          "At the end it prints one line:",
+          "  RESULT commits= threads= rowsPerCommit= snapshots= metadataBytes= dataFiles= rows= distinctIds=",
+          "         p50Ms= p99Ms= firstP50Ms= lastP50Ms= elapsedMs= historyCollapses= handles=",
+          "snapshots, metadataBytes (files under the table's metadata/ directory) and dataFiles are read",
+          "from a freshly loaded table; latencies are of the commit() call alone; firstP50Ms/lastP50Ms are",
+          "over the first/last 100 commits; elapsedMs is the wall time of the commit phase;",
+          "historyCollapses counts commits after which a handle held fewer snapshots than after its",
+          "previous commit (the table was rewritten by someone else); handles is how many table handles",
+          "the threads committed through.",
+          "Exit code 0 on success; 1 on a failure or when rows were lost or duplicated; 2 on bad arguments.");
+
+  static final Schema SCHEMA =
+      new Schema(
+          required(1, "id", Types.LongType.get()),
+          optional(2, "ts", Types.TimestampType.withZone()),
+          optional(3, "device", Types.StringType.get()),
+          optional(4, "value", Types.DoubleType.get()),
+          optional(5, "payload", Types.StringType.get()));
+
+  private static final long TS_BASE_MILLIS = Instant.parse("2025-01-01T00:00:00Z").toEpochMilli();
+  private static final int WINDOW = 100;
+
+  private final Settings settings;
+
+  private Ingest(Settings settings) {
+    this.settings = settings;
+  }
+
+  public static void main(String[] args) {
+    if (args.length >= 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
+      System.out.println(USAGE);
+      System.exit(0);
+    }
+    Settings settings;
+    try {
+      settings = Settings.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println("ingest: error: " + e.getMessage() + " (--help for usage)");
+      System.exit(2);
+      return;
+    }
+    int status;
+    try {
+      Result result = new Ingest(settings).run();
+      System.out.println(result.line());
+      System.out.flush();
+      String problem = result.problem();
+      if (problem != null) {
+        System.err.println("ingest: error: " + problem);
+        status = 1;
+      } else {
+        status = 0;
+      }
+    } catch (Throwable t) {
+      if (Boolean.getBoolean("ingest.stacktrace")) {
+        t.printStackTrace();
+      }
+      System.err.println("ingest: error: " + describe(t));
+      status = 1;
+    }
+    System.out.flush();
+    System.err.flush();
+    System.exit(status);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private Result run() throws Exception {
+    Map<String, String> props = settings.catalogProperties;
+    String impl = props.get("catalog-impl");
+    List<Catalog> catalogs = new ArrayList<>();
+    try {
+      Object hadoopConf = settings.hadoopConf();
+      Catalog catalog = CatalogUtil.loadCatalog(impl, "ingest", props, hadoopConf);
+      catalogs.add(catalog);
+      Table table = createIfMissing(catalog, settings.table);
+      long startRows = totalRecords(table.currentSnapshot());
+
+      // the host's handles: loaded once here, kept for the whole run
+      List<Handle> handles = new ArrayList<>();
+      if (settings.singleHandle) {
+        handles.add(new Handle(table));
+      } else {
+        for (int t = 0; t < settings.threads; t++) {
+          Table handle = t == 0 ? table : catalog.loadTable(settings.table);
+          if (alreadyHeld(handles, handle)) {
+            // this catalog hands every caller the same cached object: give the thread a catalog
+            // (and so a handle) of its own
+            Catalog own = CatalogUtil.loadCatalog(impl, "ingest-" + t, props, hadoopConf);
+            catalogs.add(own);
+            handle = own.loadTable(settings.table);
+          }
+          handles.add(new Handle(handle));
+        }
+      }
+
+      long[] latencies = new long[settings.commits];
+      AtomicInteger next = new AtomicInteger();
+      AtomicInteger done = new AtomicInteger();
+      AtomicBoolean stop = new AtomicBoolean();
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      int progressEvery = Math.max(1, settings.commits / 10);
+
+      long start = System.nanoTime();
+      List<Thread> workers = new ArrayList<>();
+      for (int t = 0; t < settings.threads; t++) {
+        Handle handle = handles.get(settings.singleHandle ? 0 : t);
+        Thread worker =
+            new Thread(
+                () -> {
+                  int index = -1;
+                  try {
+                    while (!stop.get() && (index = next.getAndIncrement()) < settings.commits) {
+                      long firstId = startRows + (long) index * settings.rowsPerCommit;
+                      DataFile file = writeFile(handle.table, firstId, settings.rowsPerCommit);
+                      long t0 = System.nanoTime();
+                      handle.table.newFastAppend().appendFile(file).commit();
+                      long latency = System.nanoTime() - t0;
+                      int seq = done.getAndIncrement();
+                      latencies[seq] = latency;
+                      handle.observeCommit();
+                      if ((seq + 1) % progressEvery == 0 || seq + 1 == settings.commits) {
+                        System.out.printf(
+                            Locale.ROOT,
+                            "progress commits=%d/%d elapsedMs=%d lastCommitMs=%.3f%n",
+                            seq + 1,
+                            settings.commits,
+                            (System.nanoTime() - start) / 1_000_000,
+                            latency / 1e6);
+                      }
+                    }
+                  } catch (Throwable e) {
+                    stop.set(true);
+                    failure.compareAndSet(
+                        null, new IllegalStateException("commit " + index + " failed: " + describe(e), e));
+                  }
+                },
+                "ingest-" + t);
+        workers.add(worker);
+        worker.start();
+      }
+      for (Thread worker : workers) {
+        worker.join();
+      }
+      long elapsedNanos = System.nanoTime() - start;
+      if (failure.get() != null) {
+        throw (Exception) failure.get();
+      }
+
+      Result result = new Result();
+      result.commits = done.get();
+      result.threads = settings.threads;
+      result.rowsPerCommit = settings.rowsPerCommit;
+      result.startRows = startRows;
+      result.elapsedMs = elapsedNanos / 1_000_000;
+      result.p50 = percentileMs(latencies, 0, result.commits, 50);
+      result.p99 = percentileMs(latencies, 0, result.commits, 99);
+      int window = Math.min(WINDOW, result.commits);
+      result.firstP50 = percentileMs(latencies, 0, window, 50);
+      result.lastP50 = percentileMs(latencies, result.commits - window, result.commits, 50);
+      result.historyCollapses = handles.stream().mapToInt(h -> h.collapses).sum();
+      result.handles = handles.size();
+
+      // what a reader sees now: a freshly loaded, refreshed handle
+      Table fresh = catalog.loadTable(settings.table);
+      fresh.refresh();
+      result.snapshots = count(fresh.snapshots());
+      result.metadataBytes = metadataBytes(fresh.location());
+      if (settings.verify) {
+        result.dataFiles = countDataFiles(fresh);
+        readBack(fresh, result);
+      } else {
+        result.dataFiles = summaryLong(fresh.currentSnapshot(), SnapshotSummary.TOTAL_DATA_FILES_PROP);
+      }
+      return result;
+    } finally {
+      for (int i = catalogs.size() - 1; i >= 0; i--) {
+        closeQuietly(catalogs.get(i));
+      }
+    }
+  }
+
+  private static Table createIfMissing(Catalog catalog, TableIdentifier id) {
+    Namespace namespace = id.namespace();
+    if (catalog instanceof SupportsNamespaces && !namespace.isEmpty()) {
+      SupportsNamespaces namespaces = (SupportsNamespaces) catalog;
+      if (!namespaces.namespaceExists(namespace)) {
+        try {
+          namespaces.createNamespace(namespace);
+        } catch (AlreadyExistsException raced) {
+          // created by someone else meanwhile
+        }
+      }
+    }
+    if (catalog.tableExists(id)) {
+      return catalog.loadTable(id);
+    }
+    Map<String, String> properties = new LinkedHashMap<>();
+    // several writers may race for each commit: let Iceberg retry a little longer than its default
+    properties.put(TableProperties.COMMIT_NUM_RETRIES, "10");
+    try {
+      return catalog.createTable(id, SCHEMA, PartitionSpec.unpartitioned(), properties);
+    } catch (AlreadyExistsException raced) {
+      return catalog.loadTable(id);
+    }
+  }
+
+  private static boolean alreadyHeld(List<Handle> handles, Table table) {
+    for (Handle handle : handles) {
+      if (handle.table == table) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Writes rows {@code firstId .. firstId+count-1} to one new Parquet data file; no commit. */
+  static DataFile writeFile(Table table, long firstId, int count) throws IOException {
+    Schema schema = table.schema();
+    GenericAppenderFactory appenders = new GenericAppenderFactory(schema, table.spec());
+    appenders.setAll(table.properties());
+    OutputFileFactory files =
+        OutputFileFactory.builderFor(table, 1, System.nanoTime()).format(FileFormat.PARQUET).build();
+    DataWriter<Record> writer =
+        appenders.newDataWriter(files.newOutputFile(), FileFormat.PARQUET, (StructLike) null);
+    try (writer) {
+      GenericRecord template = GenericRecord.create(schema);
+      for (long id = firstId; id < firstId + count; id++) {
+        writer.write(row(template, id));
+      }
+    }
+    return writer.toDataFile();
+  }
+
+  static Record row(GenericRecord template, long id) {
+    Record row = template.copy();
+    row.setField("id", id);
+    row.setField(
+        "ts", OffsetDateTime.ofInstant(Instant.ofEpochMilli(TS_BASE_MILLIS + id * 10), ZoneOffset.UTC));
+    row.setField("device", "device-" + Math.floorMod(id, 64));
+    row.setField("value", id * 0.25);
+    row.setField(
+        "payload",
+        String.format(Locale.ROOT, "%016x%016x%016x", mix(id), mix(id + 1), mix(id + 2)));
+    return row;
+  }
+
+  private static long mix(long x) {
+    long z = x + 0x9E3779B97F4A7C15L;
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
+  }
+
+  /** Reads every id back: counts rows and distinct ids. */
+  private static void readBack(Table table, Result result) throws IOException {
+    long expected = result.startRows + (long) result.commits * result.rowsPerCommit;
+    int dense = (int) Math.min(expected, Integer.MAX_VALUE);
+    BitSet seen = new BitSet(dense);
+    Set<Long> others = new HashSet<>();
+    long rows = 0;
+    try (CloseableIterable<Record> records = IcebergGenerics.read(table).select("id").build()) {
+      for (Record record : records) {
+        rows++;
+        long id = (Long) record.getField("id");
+        if (id >= 0 && id < dense) {
+          seen.set((int) id);
+        } else {
+          others.add(id);
+        }
+      }
+    }
+    result.rows = rows;
+    result.distinctIds = seen.cardinality() + (long) others.size();
+    result.expectedRows = expected;
+  }
+
+  private static long countDataFiles(Table table) throws IOException {
+    if (table.currentSnapshot() == null) {
+      return 0;
+    }
+    long files = 0;
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      for (FileScanTask ignored : tasks) {
+        files++;
+      }
+    }
+    return files;
+  }
+
+  private static long totalRecords(Snapshot snapshot) {
+    return Math.max(0, summaryLong(snapshot, SnapshotSummary.TOTAL_RECORDS_PROP));
+  }
+
+  private static long summaryLong(Snapshot snapshot, String key) {
+    if (snapshot == null) {
+      return 0;
+    }
+    String value = snapshot.summary() == null ? null : snapshot.summary().get(key);
+    try {
+      return value == null ? -1 : Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  /** Bytes of every file under {@code <location>/metadata} on local disk; -1 if not local. */
+  static long metadataBytes(String location) throws IOException {
+    Path root;
+    if (location.startsWith("file:")) {
+      root = Paths.get(java.net.URI.create(location.replaceFirst("^file:/*", "file:///")));
+    } else if (location.matches("^[A-Za-z][A-Za-z0-9+.-]*://.*")) {
+      return -1;
+    } else {
+      root = Paths.get(location);
+    }
+    Path metadata = root.resolve("metadata");
+    if (!Files.isDirectory(metadata)) {
+      return 0;
+    }
+    try (Stream<Path> paths = Files.walk(metadata)) {
+      return paths
+          .filter(Files::isRegularFile)
+          .mapToLong(
+              p -> {
+                try {
+                  return Files.size(p);
+                } catch (NoSuchFileException gone) {
+                  return 0; // deleted while we walked
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+              })
+          .sum();
+    }
+  }
+
+  private static double percentileMs(long[] latencies, int from, int to, double percentile) {
+    if (to <= from) {
+      return 0;
+    }
+    Histogram histogram = new Histogram(3);
+    for (int i = from; i < to; i++) {
+      histogram.recordValue(Math.max(0, latencies[i]));
+    }
+    return histogram.getValueAtPercentile(percentile) / 1e6;
+  }
+
+  private static int count(Iterable<?> items) {
+    if (items == null) {
+      return 0;
+    }
+    if (items instanceof Collection) {
+      return ((Collection<?>) items).size();
+    }
+    int n = 0;
+    for (Object ignored : items) {
+      n++;
+    }
+    return n;
+  }
+
+  private static void closeQuietly(Object closeable) {
+    if (closeable instanceof AutoCloseable) {
+      try {
+        ((AutoCloseable) closeable).close();
+      } catch (Exception e) {
+        System.err.println("ingest: warning: could not close " + closeable + ": " + describe(e));
+      }
+    }
+  }
+
+  /** One line: the exception and its causes, without stack traces. */
+  static String describe(Throwable t) {
+    StringBuilder text = new StringBuilder();
+    Set<Throwable> seen = new HashSet<>();
+    for (Throwable e = t; e != null && seen.add(e); e = e.getCause()) {
+      if (text.length() > 0) {
+        text.append(" <- ");
+      }
+      text.append(e.getClass().getSimpleName());
+      if (e.getMessage() != null) {
+        text.append(": ").append(e.getMessage());
+      }
+    }
+    return text.toString().replaceAll("\\s*[\\r\\n]+\\s*", " ");
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  /** A table handle the host holds for the whole run, and what its history looked like. */
+  private static final class Handle {
+    final Table table;
+    int lastSnapshotCount = -1;
+    int collapses;
+
+    Handle(Table table) {
+      this.table = table;
+    }
+
+    /** After a commit through this handle: did its history shrink since the previous commit? */
+    synchronized void observeCommit() {
+      int snapshots = count(table.snapshots());
+      if (lastSnapshotCount >= 0 && snapshots < lastSnapshotCount) {
+        collapses++;
+      }
+      lastSnapshotCount = snapshots;
+    }
+  }
+
+  private static final class Result {
+    int commits;
+    int threads;
+    int rowsPerCommit;
+    long startRows;
+    long snapshots;
+    long metadataBytes;
+    long dataFiles;
+    long rows = -1;
+    long distinctIds = -1;
+    long expectedRows = -1;
+    double p50;
+    double p99;
+    double firstP50;
+    double lastP50;
+    long elapsedMs;
+    int historyCollapses;
+    int handles;
+
+    String line() {
+      Map<String, String> values = new LinkedHashMap<>();
+      values.put("commits", Integer.toString(commits));
+      values.put("threads", Integer.toString(threads));
+      values.put("rowsPerCommit", Integer.toString(rowsPerCommit));
+      values.put("snapshots", Long.toString(snapshots));
+      values.put("metadataBytes", Long.toString(metadataBytes));
+      values.put("dataFiles", Long.toString(dataFiles));
+      values.put("rows", rows < 0 ? "skipped" : Long.toString(rows));
+      values.put("distinctIds", distinctIds < 0 ? "skipped" : Long.toString(distinctIds));
+      values.put("p50Ms", ms(p50));
+      values.put("p99Ms", ms(p99));
+      values.put("firstP50Ms", ms(firstP50));
+      values.put("lastP50Ms", ms(lastP50));
+      values.put("elapsedMs", Long.toString(elapsedMs));
+      values.put("historyCollapses", Integer.toString(historyCollapses));
+      values.put("handles", Integer.toString(handles));
+      if (startRows > 0) {
+        values.put("startRows", Long.toString(startRows));
+      }
+      StringBuilder line = new StringBuilder("RESULT");
+      values.forEach((k, v) -> line.append(' ').append(k).append('=').append(v));
+      return line.toString();
+    }
+
+    /** Why the run failed its own check, or null. */
+    String problem() {
+      if (rows < 0) {
+        return null;
+      }
+      if (rows != expectedRows) {
+        return String.format(
+            Locale.ROOT,
+            "read back %d rows, expected %d (%d before the run + %d commits x %d rows)",
+            rows, expectedRows, startRows, commits, rowsPerCommit);
+      }
+      if (distinctIds != rows) {
+        return String.format(
+            Locale.ROOT, "read back %d rows but only %d distinct ids", rows, distinctIds);
+      }
+      return null;
+    }
+
+    private static String ms(double value) {
+      return String.format(Locale.ROOT, "%.3f", value);
+    }
+  }
+
+  /** The command line and system properties, checked. */
+  private static final class Settings {
+    Map<String, String> catalogProperties;
+    TableIdentifier table;
+    int commits;
+    int rowsPerCommit;
+    int threads;
+    boolean singleHandle;
+    boolean verify;
+    boolean nioLocalFs;
+
+    /** The Hadoop configuration handed to the catalog, or null to let it choose. */
+    Object hadoopConf() {
+      if (!nioLocalFs) {
+        return null;
+      }
+      org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration();
+      conf.set("fs.file.impl", NioLocalFileSystem.class.getName());
+      conf.set("fs.file.impl.disable.cache", "true");
+      return conf;
+    }
+
+    static Settings parse(String[] args) {
+      if (args.length != 5) {
+        throw new IllegalArgumentException(
+            "expected 5 arguments <catalog.properties> <namespace.table> <commits>"
+                + " <rows-per-commit> <threads>, got "
+                + args.length);
+      }
+      Settings s = new Settings();
+      s.catalogProperties = catalogProperties(Paths.get(args[0]));
+      if (!args[1].contains(".") || args[1].startsWith(".") || args[1].endsWith(".")) {
+        throw new IllegalArgumentException(
+            "table '" + args[1] + "' must be named <namespace>.<table>, e.g. demo.events");
+      }
+      s.table = TableIdentifier.parse(args[1]);
+      s.commits = positive("commits", args[2]);
+      s.rowsPerCommit = positive("rows-per-commit", args[3]);
+      s.threads = Math.min(positive("threads", args[4]), s.commits);
+      String handle = System.getProperty("ingest.handle", "thread").trim();
+      switch (handle) {
+        case "thread":
+          s.singleHandle = false;
+          break;
+        case "single":
+          s.singleHandle = true;
+          break;
+        default:
+          throw new IllegalArgumentException(
+              "-Dingest.handle=" + handle + " is not 'thread' (the default) or 'single'");
+      }
+      String verify = System.getProperty("ingest.verify", "true").trim();
+      if (!verify.equalsIgnoreCase("true") && !verify.equalsIgnoreCase("false")) {
+        throw new IllegalArgumentException("-Dingest.verify=" + verify + " is not true or false");
+      }
+      s.verify = Boolean.parseBoolean(verify);
+      String localFs = System.getProperty("ingest.local-fs", "nio").trim();
+      switch (localFs) {
+        case "nio":
+          s.nioLocalFs = true;
+          break;
+        case "hadoop":
+          s.nioLocalFs = false;
+          break;
+        default:
+          throw new IllegalArgumentException(
+              "-Dingest.local-fs=" + localFs + " is not 'nio' (the default) or 'hadoop'");
+      }
+      return s;
+    }
+
+    private static int positive(String name, String value) {
+      try {
+        int n = Integer.parseInt(value.trim());
+        if (n >= 1) {
+          return n;
+        }
+      } catch (NumberFormatException e) {
+        // reported below
+      }
+      throw new IllegalArgumentException(name + " must be a whole number >= 1, got '" + value + "'");
+    }
+
+    private static Map<String, String> catalogProperties(Path file) {
+      Properties loaded = new Properties();
+      try (InputStream in = Files.newInputStream(file)) {
+        loaded.load(in);
+      } catch (NoSuchFileException e) {
+        throw new IllegalArgumentException("catalog properties file " + file + " does not exist");
+      } catch (IOException e) {
+        throw new IllegalArgumentException("cannot read " + file + ": " + describe(e));
+      }
+      Map<String, String> props = new LinkedHashMap<>();
+      for (String key : loaded.stringPropertyNames()) {
+        props.put(key, loaded.getProperty(key).trim());
+      }
+      String prefix = "ingest.catalog.";
+      for (String key : System.getProperties().stringPropertyNames()) {
+        if (key.startsWith(prefix) && key.length() > prefix.length()) {
+          props.put(key.substring(prefix.length()), System.getProperty(key).trim());
+        }
+      }
+      String impl = props.get("catalog-impl");
+      if (impl == null || impl.isEmpty()) {
+        throw new IllegalArgumentException(
+            file + " names no catalog-impl (e.g. catalog-impl=dev.floe.catalog.MapDbCatalog)");
+      }
+      for (String key : List.of("warehouse", "uri")) {
+        String value = props.get(key);
+        if (value != null && !value.isEmpty() && !value.matches("^[A-Za-z][A-Za-z0-9+.-]*:.*")) {
+          props.put(key, Paths.get(value).toAbsolutePath().normalize().toString());
+        }
+      }
+      return props;
+    }
+  }
+}

@@ -1,0 +1,205 @@
+package dev.floe.samples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Runs the sample ingest as a real, separate JVM and checks what it reports. */
+class IngestProcessTest {
+  private static final int COMMITS = 50;
+  private static final int ROWS_PER_COMMIT = 5;
+
+  @TempDir Path dir;
+
+  @ParameterizedTest(name = "{0} thread(s), handle={1}")
+  @CsvSource({"1, thread", "3, thread", "3, single"})
+  void everyCommittedRowIsReadBackExactlyOnce(int threads, String handleMode) throws Exception {
+    Path properties = catalogProperties();
+
+    Child child =
+        run(
+            List.of("-Dingest.handle=" + handleMode),
+            Ingest.class.getName(),
+            properties.toString(),
+            "test.events",
+            Integer.toString(COMMITS),
+            Integer.toString(ROWS_PER_COMMIT),
+            Integer.toString(threads));
+
+    assertThat(child.exitCode).as(child.output).isZero();
+    Map<String, String> result = child.result();
+    assertThat(result).as(child.output).isNotNull();
+    long rows = Long.parseLong(result.get("rows"));
+    assertThat(rows).isEqualTo((long) COMMITS * ROWS_PER_COMMIT);
+    assertThat(Long.parseLong(result.get("distinctIds"))).isEqualTo(rows);
+    assertThat(Long.parseLong(result.get("commits"))).isEqualTo(COMMITS);
+    assertThat(Long.parseLong(result.get("snapshots"))).isEqualTo(COMMITS);
+    assertThat(Long.parseLong(result.get("dataFiles"))).isEqualTo(COMMITS);
+    assertThat(Long.parseLong(result.get("metadataBytes"))).isPositive();
+    assertThat(Long.parseLong(result.get("historyCollapses"))).isZero();
+    assertThat(result.get("handles")).isEqualTo(handleMode.equals("single") ? "1" : Integer.toString(threads));
+    assertThat(Double.parseDouble(result.get("p99Ms")))
+        .isGreaterThanOrEqualTo(Double.parseDouble(result.get("p50Ms")))
+        .isPositive();
+    assertThat(result)
+        .containsKeys("firstP50Ms", "lastP50Ms", "elapsedMs");
+  }
+
+  @Test
+  void aSecondRunContinuesTheIdsOfTheFirst() throws Exception {
+    Path properties = catalogProperties();
+    String[] args = {Ingest.class.getName(), properties.toString(), "test.events", "10", "3", "1"};
+
+    Child first = run(List.of(), args);
+    Child second = run(List.of(), args);
+
+    assertThat(first.exitCode).as(first.output).isZero();
+    assertThat(second.exitCode).as(second.output).isZero();
+    assertThat(second.result().get("rows")).isEqualTo("60");
+    assertThat(second.result().get("distinctIds")).isEqualTo("60");
+    assertThat(second.result().get("snapshots")).isEqualTo("20");
+  }
+
+  @Test
+  void withoutVerificationRowsAreSkipped() throws Exception {
+    Child child =
+        run(
+            List.of("-Dingest.verify=false"),
+            Ingest.class.getName(),
+            catalogProperties().toString(),
+            "test.events",
+            "5",
+            "2",
+            "1");
+
+    assertThat(child.exitCode).as(child.output).isZero();
+    assertThat(child.result()).containsEntry("rows", "skipped").containsEntry("dataFiles", "5");
+  }
+
+  @Test
+  void helpPrintsUsageAndBadArgumentsFailWithOneLine() throws Exception {
+    Child help = run(List.of(), Ingest.class.getName(), "--help");
+    assertThat(help.exitCode).isZero();
+    assertThat(help.output).contains("usage:", "RESULT");
+
+    Child bad = run(List.of(), Ingest.class.getName(), "nope.properties", "test.events", "x", "1", "1");
+    assertThat(bad.exitCode).isNotZero();
+    assertThat(bad.output.strip()).startsWith("ingest: error:").doesNotContain("\n");
+  }
+
+  @Test
+  void aMissingCatalogFailsWithOneLine() throws Exception {
+    Path properties = dir.resolve("bad.properties");
+    Files.writeString(
+        properties, "catalog-impl=no.such.Catalog\nwarehouse=" + dir.resolve("w") + "\n");
+
+    Child child = run(List.of(), Ingest.class.getName(), properties.toString(), "a.b", "1", "1", "1");
+
+    assertThat(child.exitCode).isEqualTo(1);
+    assertThat(child.output.strip()).startsWith("ingest: error:").doesNotContain("\n");
+  }
+
+  @Test
+  void demoRunsTheUnguardedHalfAndComparesIt() throws Exception {
+    Path out = dir.resolve("demo");
+
+    Child child =
+        run(
+            List.of(),
+            Demo.class.getName(),
+            "--skip-agent",
+            "--repo",
+            repo().toString(),
+            "--out",
+            out.toString(),
+            "20",
+            "4",
+            "1");
+
+    assertThat(child.exitCode).as(child.output).isZero();
+    assertThat(child.output).contains("final snapshots", "unguarded", "rebuilds (log lines)");
+    assertThat(out.resolve("unguarded.log")).content().contains("RESULT commits=20 ");
+  }
+
+  @Test
+  void demoWithoutTheAgentJarSaysSoAndExits2() throws Exception {
+    Path emptyRepo = Files.createDirectories(dir.resolve("repo"));
+
+    Child child = run(List.of(), Demo.class.getName(), "--repo", emptyRepo.toString());
+
+    assertThat(child.exitCode).isEqualTo(2);
+    assertThat(child.output.strip()).contains("floe-agent.jar").doesNotContain("\n");
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private Path catalogProperties() throws IOException {
+    Path properties = dir.resolve("catalog.properties");
+    Files.writeString(
+        properties,
+        String.join(
+            "\n",
+            "catalog-impl=dev.floe.catalog.MapDbCatalog",
+            "warehouse=" + dir.resolve("warehouse"),
+            "uri=" + dir.resolve("catalog.db"),
+            ""));
+    return properties;
+  }
+
+  /** The repository root: the samples module's parent (surefire runs in the module directory). */
+  private static Path repo() {
+    Path module = Paths.get("").toAbsolutePath();
+    return Files.isRegularFile(module.resolve("catalog.properties")) ? module.getParent() : module;
+  }
+
+  private Child run(List<String> jvmOptions, String... args) throws Exception {
+    List<String> command = new ArrayList<>();
+    command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmOptions);
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.addAll(List.of(args));
+    Path output = Files.createTempFile(dir, "child", ".log");
+    Process process =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(output.toFile())
+            .start();
+    process.getOutputStream().close();
+    if (!process.waitFor(5, TimeUnit.MINUTES)) {
+      process.destroyForcibly().waitFor();
+      throw new AssertionError("child did not finish in 5 minutes: " + Files.readString(output));
+    }
+    return new Child(process.exitValue(), Files.readString(output, StandardCharsets.UTF_8));
+  }
+
+  private static final class Child {
+    final int exitCode;
+    final String output;
+
+    Child(int exitCode, String output) {
+      this.exitCode = exitCode;
+      this.output = output;
+    }
+
+    Map<String, String> result() {
+      return output.lines()
+          .map(Demo::parseResult)
+          .filter(r -> r != null)
+          .reduce((first, second) -> second)
+          .orElse(null);
+    }
+  }
+}
