@@ -15,8 +15,8 @@ final class CommitAdvice {
   static void exit(
       @Advice.This Object ops,
       @Advice.Argument(1) Object metadata,
-      @Advice.Enter long gateWait,
+      @Advice.Enter long entered,
       @Advice.Thrown Throwable thrown) {
-    Hooks.afterCommit(ops, metadata, gateWait, thrown);
+    Hooks.afterCommit(ops, metadata, entered, thrown);
   }
 }

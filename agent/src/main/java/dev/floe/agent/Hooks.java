@@ -38,23 +38,32 @@ public final class Hooks {
     return current;
   }
 
-  /** Before {@code BaseMetastoreTableOperations.commit}: the gate wait, or -1 if not guarded. */
+  /**
+   * Before {@code BaseMetastoreTableOperations.commit}: 0 when no gate was taken (not guarded, or
+   * anything failed), else 1 + the nanoseconds waited. 0 is also what suppressed advice returns,
+   * so a failure here can never make the exit advice release a gate it does not hold.
+   */
   public static long beforeCommit(Object ops) {
-    if (!(ops instanceof MapDbTableOperations)) {
-      return -1;
+    try {
+      if (!(ops instanceof MapDbTableOperations)) {
+        return 0;
+      }
+      Guard current = guard();
+      long waited = current == null ? -1 : current.beforeCommit(((MapDbTableOperations) ops).identifier());
+      return waited < 0 ? 0 : waited + 1;
+    } catch (Throwable e) {
+      return 0;
     }
-    Guard current = guard();
-    return current == null ? -1 : current.beforeCommit(((MapDbTableOperations) ops).identifier());
   }
 
   /** After {@code BaseMetastoreTableOperations.commit}, whatever its outcome. */
-  public static void afterCommit(Object ops, Object metadata, long gateWait, Throwable thrown) {
-    if (gateWait < 0 || !(ops instanceof MapDbTableOperations)) {
+  public static void afterCommit(Object ops, Object metadata, long entered, Throwable thrown) {
+    if (entered <= 0 || !(ops instanceof MapDbTableOperations)) {
       return;
     }
     MapDbTableOperations mapDbOps = (MapDbTableOperations) ops;
     TableMetadata committed = metadata instanceof TableMetadata ? (TableMetadata) metadata : null;
-    guard().afterCommit(mapDbOps.catalog(), mapDbOps.identifier(), committed, thrown == null, gateWait);
+    guard().afterCommit(mapDbOps.catalog(), mapDbOps.identifier(), committed, thrown == null, entered - 1);
   }
 
   /** After a MapDbCatalog hands the host a table (load, create, register): track the handle. */

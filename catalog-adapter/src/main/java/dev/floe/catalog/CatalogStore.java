@@ -320,13 +320,10 @@ final class CatalogStore {
     ProcessLock processLock = ProcessLock.acquire(file);
     DB db;
     try {
-      // the process lock replaces MapDB's own: see ProcessLock
-      db =
-          DBMaker.fileDB(file.toFile())
-              .transactionEnable()
-              .fileChannelEnable()
-              .fileLockDisable()
-              .make();
+      // the process lock replaces MapDB's own: see ProcessLock. MapDB's default RandomAccessFile
+      // volume, not FileChannel: an interrupted thread closes a FileChannel for every thread, which
+      // would break the catalog for the whole process
+      db = DBMaker.fileDB(file.toFile()).transactionEnable().fileLockDisable().make();
     } catch (RuntimeException | AssertionError e) {
       // MapDB reports a damaged file in many ways, not all of them DBExceptions
       processLock.abandon();

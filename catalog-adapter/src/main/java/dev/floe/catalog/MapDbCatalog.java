@@ -342,6 +342,7 @@ public class MapDbCatalog extends BaseMetastoreCatalog
                       tx.putSection(change.section(), change.key(), change.value());
                     }
                   }
+                  CrashPoint.reach("catalog.swap-uncommitted");
                   return liveLocation;
                 });
     handles.invalidate(live);

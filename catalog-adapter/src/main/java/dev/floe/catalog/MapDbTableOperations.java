@@ -81,6 +81,16 @@ public class MapDbTableOperations extends BaseMetastoreTableOperations {
     } catch (CatalogFileException e) {
       // MapDB failed mid-commit; whether the pointer moved cannot be told from here.
       throw new CommitStateUnknownException(e);
+    } catch (CommitFailedException | AlreadyExistsException | NoSuchTableException e) {
+      // the pointer certainly did not move: the metadata file just written is garbage
+      if (!newLocation.equals(metadata.metadataFileLocation())) {
+        try {
+          io.deleteFile(newLocation);
+        } catch (RuntimeException suppressed) {
+          e.addSuppressed(suppressed); // the commit's own failure is what the caller retries on
+        }
+      }
+      throw e;
     }
     catalog.committed(identifier, this);
   }

@@ -42,6 +42,9 @@ final class CatchUp {
       return restart("the base snapshot " + baseId + " is no longer an ancestor of the table");
     }
     Collections.reverse(newer);
+    if (current.snapshots().size() != base.snapshots().size() + newer.size()) {
+      return restart("a snapshot was staged off the main branch");
+    }
     List<DataFile> appended = new ArrayList<>();
     long rows = 0;
     for (Snapshot commit : newer) {
@@ -77,6 +80,15 @@ final class CatchUp {
     }
     if (base.snapshots().size() > current.snapshots().size()) {
       return "snapshots were expired";
+    }
+    if (base.formatVersion() != current.formatVersion()) {
+      return "its format version changed";
+    }
+    if (!Objects.equals(base.location(), current.location())) {
+      return "its location changed";
+    }
+    if (!current.refs().keySet().equals(java.util.Set.of(org.apache.iceberg.SnapshotRef.MAIN_BRANCH))) {
+      return "a branch or tag was created";
     }
     return null;
   }

@@ -1,5 +1,6 @@
 package dev.floe.runtime;
 
+import dev.floe.catalog.CatalogFileException;
 import dev.floe.catalog.DurableChange;
 import dev.floe.catalog.MapDbCatalog;
 import java.io.IOException;
@@ -132,7 +133,7 @@ public final class Compactor {
                 probe.reached(CompactionStep.FILE_STARTED, identifier);
               });
       try (CloseableIterable<Record> rows =
-          IcebergGenerics.read(live).useSnapshot(pinned).build()) {
+          IcebergGenerics.read(live).useSnapshot(pinned).project(base.schema()).build()) {
         written = writer.write(rows, prune);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
@@ -168,20 +169,31 @@ public final class Compactor {
               journal.scratch().toString(),
               identifier,
               clock.instant().plus(settings.reclaimGrace()),
+              catalog.metadataLocation(journal.scratch()),
               false,
               retiredMetadata(catalog, identifier, current));
-      catalog.swapTable(
-          identifier,
-          journal.scratch(),
-          current.metadataFileLocation(),
-          List.of(DurableChange.put(ReclaimJob.SECTION, job.id(), job.encode()), journal.clearOnSwap()));
+      try {
+        catalog.swapTable(
+            identifier,
+            journal.scratch(),
+            current.metadataFileLocation(),
+            List.of(DurableChange.put(ReclaimJob.SECTION, job.id(), job.encode()), journal.clearOnSwap()));
+      } catch (CatalogFileException e) {
+        // the catalog file failed mid-swap: whether the swap landed is unknown, so nothing is
+        // deleted now; the next start's recovery finds the journal exactly when it did not land
+        swapped = true;
+        throw new RebuildException(
+            "Rebuild of " + identifier + " could not tell whether its swap landed (" + e.getMessage()
+                + "); recovery settles it when the catalog is next opened",
+            e);
+      }
       swapped = true;
       probe.reached(CompactionStep.SWAPPED, identifier);
-      int reloaded = handles.reload(identifier);
-      probe.reached(CompactionStep.HANDLES_RELOADED, identifier);
       gate.exit(identifier);
       gateHeld = false;
       phases.end("swap");
+      int reloaded = handles.reload(identifier);
+      probe.reached(CompactionStep.HANDLES_RELOADED, identifier);
 
       int retiredFiles = expandQuietly(catalog, job);
       probe.reached(CompactionStep.RECLAIM_RECORDED, identifier);
@@ -241,6 +253,18 @@ public final class Compactor {
     if (base.currentSnapshot() == null) {
       throw new RebuildException("Table " + identifier + " has no snapshot: nothing to rebuild");
     }
+    Set<Long> onMain = new java.util.HashSet<>();
+    for (org.apache.iceberg.Snapshot s = base.currentSnapshot(); s != null;
+        s = s.parentId() == null ? null : base.snapshot(s.parentId())) {
+      onMain.add(s.snapshotId());
+    }
+    for (org.apache.iceberg.Snapshot s : base.snapshots()) {
+      if (!onMain.contains(s.snapshotId()) && s.summary().containsKey("wap.id")) {
+        throw new RebuildException(
+            "Table " + identifier + " has staged (write-audit-publish) snapshot " + s.snapshotId()
+                + "; a rebuild keeps only the main branch, so floe leaves this table as it is");
+      }
+    }
   }
 
   /** Every metadata file of the live table up to the swap: its commit log and its metadata log. */
@@ -264,7 +288,8 @@ public final class Compactor {
 
   private int expandQuietly(MapDbCatalog catalog, ReclaimJob job) {
     try {
-      return new Reclaimer(catalog).expand(job).paths().size();
+      ReclaimJob expanded = new Reclaimer(catalog).expand(job);
+      return expanded == null ? -1 : expanded.paths().size();
     } catch (RuntimeException e) {
       LOG.warn(
           "floe: rebuild of {} is live; listing its retired files failed and will be retried by"

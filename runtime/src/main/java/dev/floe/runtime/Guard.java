@@ -1,5 +1,6 @@
 package dev.floe.runtime;
 
+import dev.floe.catalog.CrashPoint;
 import dev.floe.catalog.MapDbCatalog;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
@@ -74,7 +75,9 @@ public final class Guard implements GuardMetricsMBean {
     this.handles = new HandleRegistry(settings.maxTrackedHandles());
     this.globs = new TableGlobs(settings.tables());
     this.policy = new TriggerPolicy(settings);
-    this.compactor = new Compactor(settings.rebuild(), gate, handles, CompactionProbe.NONE, clock);
+    this.compactor =
+        new Compactor(
+            settings.rebuild(), gate, handles, (step, table) -> CrashPoint.reach("rebuild." + step), clock);
     this.worker = new ScheduledThreadPoolExecutor(1, runnable -> {
       Thread thread = new Thread(runnable, "floe-compactor");
       thread.setDaemon(true);
@@ -190,8 +193,15 @@ public final class Guard implements GuardMetricsMBean {
     return gate;
   }
 
+  /** Stops the background thread after the task at hand; queued rebuilds are dropped. */
   public void close() {
-    worker.shutdownNow();
+    worker.shutdown();
+    worker.getQueue().clear();
+    try {
+      worker.awaitTermination(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private void rebuild(MapDbCatalog catalog, TableIdentifier table, String reason) {
@@ -220,7 +230,8 @@ public final class Guard implements GuardMetricsMBean {
         new Reclaimer(catalog).runDue(clock.instant());
       } catch (IllegalStateException closed) {
         catalogs.remove(catalog); // the host closed it
-      } catch (RuntimeException e) {
+      } catch (Throwable e) {
+        // never let a failure cancel the schedule
         recordError("reclaiming retired files of catalog " + catalog.name(), e);
       }
     }

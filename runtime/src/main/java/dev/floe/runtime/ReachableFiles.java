@@ -26,17 +26,23 @@ import org.apache.iceberg.io.FileIO;
  */
 final class ReachableFiles {
   private final FileIO io;
+  private final boolean strict;
   private final Set<String> files = new LinkedHashSet<>();
   private final Set<String> manifestsRead = new HashSet<>();
   private final Set<Long> snapshotsSeen = new HashSet<>();
 
-  ReachableFiles(FileIO io) {
+  /**
+   * @param strict whether a manifest that cannot be found is an error (for what must be kept) or
+   *     merely skipped (for what is being deleted, where an interrupted run may have removed it)
+   */
+  ReachableFiles(FileIO io, boolean strict) {
     this.io = io;
+    this.strict = strict;
   }
 
   /** Everything {@code metadata} references. */
   static Set<String> of(TableMetadata metadata, FileIO io) {
-    ReachableFiles reachable = new ReachableFiles(io);
+    ReachableFiles reachable = new ReachableFiles(io, true);
     reachable.add(metadata);
     return reachable.files();
   }
@@ -83,6 +89,9 @@ final class ReachableFiles {
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read manifest " + manifest.path(), e);
     } catch (NotFoundException e) {
+      if (strict) {
+        throw e;
+      }
       // already deleted (a reclaim that was interrupted): nothing more to find through it
     }
   }

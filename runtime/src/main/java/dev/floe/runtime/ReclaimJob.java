@@ -13,10 +13,17 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * manifest lists, manifests, data and delete files the live table no longer references), so that
  * a reclaim interrupted half-way can still finish.
  *
+ * @param rebuilt the metadata file the swap made live: nothing it references is ever deleted, even
+ *     if the table was renamed or dropped since
  * @param paths retired metadata files when not expanded; every file to delete once expanded
  */
 public record ReclaimJob(
-    String id, TableIdentifier table, Instant due, boolean expanded, List<String> paths) {
+    String id,
+    TableIdentifier table,
+    Instant due,
+    String rebuilt,
+    boolean expanded,
+    List<String> paths) {
   /** The catalog section reclaim jobs live in. */
   public static final String SECTION = "floe.reclaim";
 
@@ -31,7 +38,7 @@ public record ReclaimJob(
   }
 
   ReclaimJob expandedTo(List<String> files) {
-    return new ReclaimJob(id, table, due, true, files);
+    return new ReclaimJob(id, table, due, rebuilt, true, files);
   }
 
   String encode() {
@@ -39,6 +46,7 @@ public record ReclaimJob(
         new DurableRecords.Writer(HEADER)
             .field("table", DurableRecords.identifier(table))
             .field("due", due.toEpochMilli())
+            .field("rebuilt", rebuilt)
             .field("expanded", expanded);
     paths.forEach(path -> record.field("path", path));
     return record.toString();
@@ -50,6 +58,7 @@ public record ReclaimJob(
         id,
         DurableRecords.identifier(record.one("table")),
         Instant.ofEpochMilli(Long.parseLong(record.one("due"))),
+        record.one("rebuilt"),
         Boolean.parseBoolean(record.one("expanded")),
         record.all("path"));
   }

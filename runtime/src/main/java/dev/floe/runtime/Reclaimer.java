@@ -10,6 +10,7 @@ import org.apache.iceberg.TableMetadataParser;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.io.FileIO;
+import dev.floe.catalog.CrashPoint;
 import dev.floe.catalog.MapDbCatalog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,7 +51,7 @@ public final class Reclaimer {
         continue;
       }
       Result one = run(job);
-      jobs += 1;
+      jobs += one.jobs();
       deleted += one.filesDeleted();
       kept += one.filesKept();
     }
@@ -64,14 +65,15 @@ public final class Reclaimer {
 
   /**
    * Turns a job's retired metadata files into the full list of files to delete, and records that
-   * list, so the job can finish even after some of those files are gone.
+   * list, so the job can finish even after some of those files are gone. Null when the table is
+   * gone.
    */
   ReclaimJob expand(ReclaimJob job) {
     if (job.expanded()) {
       return job;
     }
     FileIO io = catalog.io();
-    ReachableFiles retired = new ReachableFiles(io);
+    ReachableFiles retired = new ReachableFiles(io, false);
     for (String metadataLocation : job.paths()) {
       retired.files().add(metadataLocation);
       try {
@@ -81,6 +83,9 @@ public final class Reclaimer {
       }
     }
     Set<String> live = liveFiles(job);
+    if (live == null) {
+      return null;
+    }
     List<String> toDelete = new ArrayList<>();
     for (String file : retired.files()) {
       if (!live.contains(file)) {
@@ -94,7 +99,14 @@ public final class Reclaimer {
 
   private Result run(ReclaimJob job) {
     ReclaimJob expanded = expand(job);
-    Set<String> live = liveFiles(expanded);
+    Set<String> live = expanded == null ? null : liveFiles(expanded);
+    if (live == null) {
+      LOG.warn(
+          "floe: reclaim job {} waits: table {} is gone (renamed or dropped), so which of its retired"
+              + " files are still in use cannot be told; it runs once the table is back",
+          job.id(), job.table());
+      return new Result(0, 0, 0);
+    }
     FileIO io = catalog.io();
     int deleted = 0;
     int kept = 0;
@@ -106,6 +118,7 @@ public final class Reclaimer {
       try {
         io.deleteFile(file);
         deleted += 1;
+        CrashPoint.reach("reclaim.deleting");
       } catch (NotFoundException e) {
         // gone already
       }
@@ -115,13 +128,23 @@ public final class Reclaimer {
     return new Result(1, deleted, kept);
   }
 
-  /** Every file the live table references now; empty if the table no longer exists. */
+  /**
+   * Every file that must stay: what the table references now and what the rebuilt metadata
+   * referenced. Null when the table is gone (renamed or dropped): the job then waits, since what
+   * the old metadata shares with the table under its new name cannot be told.
+   */
   private Set<String> liveFiles(ReclaimJob job) {
+    FileIO io = catalog.io();
+    ReachableFiles keep = new ReachableFiles(io, true);
     try {
       HasTableOperations table = (HasTableOperations) catalog.loadTableUncached(job.table());
-      return ReachableFiles.of(table.operations().refresh(), catalog.io());
+      keep.add(table.operations().refresh());
     } catch (NoSuchTableException e) {
-      return Set.of();
+      return null;
     }
+    if (job.rebuilt() != null && !"null".equals(job.rebuilt())) {
+      keep.add(TableMetadataParser.read(io, job.rebuilt()));
+    }
+    return keep.files();
   }
 }

@@ -3,10 +3,7 @@ package dev.floe.runtime;
 import dev.floe.catalog.MapDbCatalog;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
-import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,17 +22,11 @@ public final class Recovery {
 
   public static Result run(MapDbCatalog catalog, Instant now) {
     List<TableIdentifier> discarded = new ArrayList<>();
-    Set<TableIdentifier> journaled = new HashSet<>();
+    // The journal is written before a scratch table exists and cleared in the swap's own
+    // transaction, so it names every unfinished rebuild; tables are never judged by their names.
     for (RebuildJournal journal : RebuildJournal.unfinished(catalog)) {
-      journaled.add(journal.scratch());
       ScratchTable.discard(catalog, journal);
       discarded.add(journal.scratch());
-    }
-    for (TableIdentifier table : allTables(catalog, Namespace.empty())) {
-      if (ScratchTable.isScratchName(table) && !journaled.contains(table)) {
-        ScratchTable.discard(catalog, new RebuildJournal(catalog, table, table));
-        discarded.add(table);
-      }
     }
     Reclaimer.Result reclaimed = new Reclaimer(catalog).runDue(now);
     if (!discarded.isEmpty()) {
@@ -44,11 +35,4 @@ public final class Recovery {
     return new Result(discarded, reclaimed);
   }
 
-  private static List<TableIdentifier> allTables(MapDbCatalog catalog, Namespace namespace) {
-    List<TableIdentifier> tables = new ArrayList<>(catalog.listTables(namespace));
-    for (Namespace child : catalog.listNamespaces(namespace)) {
-      tables.addAll(allTables(catalog, child));
-    }
-    return tables;
-  }
 }

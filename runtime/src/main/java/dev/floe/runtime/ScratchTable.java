@@ -61,7 +61,7 @@ final class ScratchTable {
             .setProperties(properties)
             .build();
     String location =
-        liveOps.metadataFileLocation("00000-" + UUID.randomUUID() + ".metadata.json");
+        liveOps.metadataFileLocation("00000-floe-scratch-" + UUID.randomUUID() + ".metadata.json");
     journal.fileStarted(location);
     TableMetadataParser.write(metadata, catalog.io().newOutputFile(location));
     return catalog.registerTable(journal.scratch(), location);

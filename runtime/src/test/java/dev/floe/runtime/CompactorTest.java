@@ -331,6 +331,76 @@ class CompactorTest {
         .hasMessageContaining("db.nope");
   }
 
+  @Test
+  void schemaChangedSinceTheLastAppendIsReadByFieldId() {
+    Table table = eventsWithTinyAppends(4, 3);
+    table.updateSchema().moveBefore("score", "name").addColumn("extra", org.apache.iceberg.types.Types.IntegerType.get()).commit();
+    List<String> before = TestTables.fingerprints(catalog.loadTableUncached(EVENTS));
+
+    compactor().compactTable(catalog, EVENTS, Prune.NONE);
+
+    Table rebuilt = catalog.loadTableUncached(EVENTS);
+    assertThat(rebuilt.schema().columns()).extracting(f -> f.name()).containsExactly("id", "score", "name", "extra");
+    assertThat(TestTables.fingerprints(rebuilt)).isEqualTo(before);
+  }
+
+  @Test
+  void recoveryNeverJudgesATableByItsName() {
+    TableIdentifier lookalike = TableIdentifier.of("db", "metrics__c2024");
+    Table table = catalog.createTable(lookalike, TestTables.SIMPLE);
+    TestTables.append(table, TestTables.simpleRows(0, 3));
+
+    Recovery.run(catalog, Instant.now());
+
+    assertThat(TestTables.read(catalog.loadTableUncached(lookalike))).hasSize(3);
+  }
+
+  @Test
+  void reclaimWaitsWhileTheTableIsGoneAndKeepsCarriedFiles() {
+    eventsWithTinyAppends(4, 3);
+    Table host = catalog.loadTableUncached(EVENTS);
+    CompactionProbe appendThenDieAfterSwap =
+        (step, id) -> {
+          if (step == CompactionStep.ROWS_WRITTEN) {
+            TestTables.append(host, TestTables.simpleRows(100, 2)); // carried into the rebuild
+          }
+          if (step == CompactionStep.SWAPPED) {
+            throw new IllegalStateException("died before the reclaim job was expanded");
+          }
+        };
+    Compactor compactor = new Compactor(settings, new WriterGate(), new HandleRegistry(0), appendThenDieAfterSwap, Clock.systemUTC());
+    assertThatThrownBy(() -> compactor.compactTable(catalog, EVENTS, Prune.NONE)).hasMessageContaining("died");
+    TableIdentifier renamed = TableIdentifier.of("db", "events_renamed");
+    catalog.renameTable(EVENTS, renamed);
+
+    Reclaimer.Result waiting = new Reclaimer(catalog).runAll();
+
+    assertThat(waiting.filesDeleted()).isZero();
+    assertThat(TestTables.read(catalog.loadTableUncached(renamed))).hasSize(14);
+    catalog.renameTable(renamed, EVENTS);
+    assertThat(new Reclaimer(catalog).runAll().filesDeleted()).isPositive();
+    assertThat(TestTables.read(catalog.loadTableUncached(EVENTS))).hasSize(14);
+  }
+
+  @Test
+  void tagCreatedDuringTheStreamIsKept() {
+    eventsWithTinyAppends(3, 3);
+    Table host = catalog.loadTableUncached(EVENTS);
+    CompactionProbe tagWhileStreaming =
+        (step, id) -> {
+          if (step == CompactionStep.ROWS_WRITTEN && host.refs().size() == 1) {
+            host.manageSnapshots().createTag("audit", host.currentSnapshot().snapshotId()).commit();
+          }
+        };
+    Compactor compactor = new Compactor(settings, new WriterGate(), new HandleRegistry(0), tagWhileStreaming, Clock.systemUTC());
+
+    assertThatThrownBy(() -> compactor.compactTable(catalog, EVENTS, Prune.NONE))
+        .isInstanceOf(RebuildException.class)
+        .hasMessageContaining("'audit'");
+
+    assertThat(catalog.loadTableUncached(EVENTS).refs()).containsKey("audit");
+  }
+
   static List<DataFile> dataFiles(Table table) {
     List<DataFile> files = new ArrayList<>();
     table.refresh();

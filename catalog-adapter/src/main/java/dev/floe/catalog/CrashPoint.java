@@ -1,0 +1,26 @@
+package dev.floe.catalog;
+
+/**
+ * Named points where a test can make this JVM die as if killed: with {@code
+ * -Dfloe.internal.halt-at=<name>}, the first thread to reach that point halts the JVM at once (no
+ * shutdown hooks, no finally blocks), which is how floe's crash tests reach each step of a rebuild
+ * reliably. Without the property, reaching a point costs one string comparison.
+ */
+public final class CrashPoint {
+  public static final String PROPERTY = "floe.internal.halt-at";
+  /** Exit status of a halted JVM, as after {@code kill -9}. */
+  public static final int HALT_STATUS = 137;
+
+  private static final String TARGET = System.getProperty(PROPERTY);
+
+  private CrashPoint() {}
+
+  /** Halts the JVM if {@code name} is the configured crash point. */
+  public static void reach(String name) {
+    if (TARGET != null && TARGET.equals(name)) {
+      System.err.println("[floe] halting at crash point " + name);
+      System.err.flush();
+      Runtime.getRuntime().halt(HALT_STATUS);
+    }
+  }
+}
