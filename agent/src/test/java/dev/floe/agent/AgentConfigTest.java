@@ -108,6 +108,15 @@ class AgentConfigTest {
   }
 
   @Test
+  void unreadableFileIsAClearError() throws Exception {
+    Path folder = Files.createDirectory(dir.resolve("a-folder.properties"));
+    assertThatThrownBy(() -> AgentConfig.load(folder.toString(), new Properties(), getClass().getClassLoader()))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("a-folder.properties cannot be read")
+        .hasMessageContaining("is readable by this process");
+  }
+
+  @Test
   void pruneClassIsValidatedAtStart() throws Exception {
     assertInvalid("floe.rebuild.prune-class=com.example.Missing\n", "no such class");
     assertInvalid("floe.rebuild.prune-class=java.lang.String\n", "does not implement dev.floe.runtime.Prune");

@@ -95,10 +95,7 @@ public class MapDbCatalog extends BaseMetastoreCatalog
     Path file = catalogFile(properties.get(URI), warehouse);
 
     String ioImpl = properties.getOrDefault(CatalogProperties.FILE_IO_IMPL, HADOOP_FILE_IO);
-    Object conf = hadoopConf;
-    if (conf == null && HADOOP_FILE_IO.equals(ioImpl)) {
-      conf = LocalHadoopConf.create();
-    }
+    Object conf = hadoopConf != null ? hadoopConf : LocalHadoopConf.create(HADOOP_FILE_IO.equals(ioImpl));
     FileIO fileIO = CatalogUtil.loadFileIO(ioImpl, properties, conf);
     CatalogStore opened;
     try {
@@ -623,11 +620,15 @@ public class MapDbCatalog extends BaseMetastoreCatalog
   static final class LocalHadoopConf {
     private LocalHadoopConf() {}
 
-    static Object create() {
+    /** A configuration, or null when Hadoop is absent and {@code required} is false. */
+    static Object create(boolean required) {
       Class<?> type;
       try {
         type = Class.forName("org.apache.hadoop.conf.Configuration", true, CatalogUtil.class.getClassLoader());
       } catch (ClassNotFoundException e) {
+        if (!required) {
+          return null;
+        }
         throw new IllegalArgumentException(
             "MapDbCatalog uses Iceberg's HadoopFileIO unless 'io-impl' names another FileIO, and"
                 + " Hadoop is not on the class path: add hadoop-client-api and"

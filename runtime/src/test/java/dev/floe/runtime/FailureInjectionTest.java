@@ -115,6 +115,22 @@ class FailureInjectionTest {
     assertThat(catalog.durableEntries(ReclaimJob.SECTION)).isEmpty();
   }
 
+  @Test
+  void fullDiskMidRebuildLeavesNoTrace() throws Exception {
+    catalog.close();
+    catalog = TestTables.catalog(root, java.util.Map.of("io-impl", FullDiskFileIO.class.getName()));
+    FullDiskFileIO.full = true;
+    try {
+      assertThatThrownBy(() -> new Compactor(RebuildSettings.defaults()).compactTable(catalog, EVENTS, Prune.NONE))
+          .isInstanceOf(RebuildException.class)
+          .hasMessageContaining("live table is untouched")
+          .hasStackTraceContaining("No space left on device");
+    } finally {
+      FullDiskFileIO.full = false;
+    }
+    assertUntouched();
+  }
+
   private void assertUntouched() {
     assertThat(catalog.metadataLocation(EVENTS)).isEqualTo(liveLocation);
     assertThat(TestTables.fingerprints(catalog.loadTableUncached(EVENTS))).isEqualTo(content);

@@ -45,7 +45,11 @@ final class TestTables {
   private TestTables() {}
 
   static MapDbCatalog catalog(Path root) {
-    Map<String, String> properties = new HashMap<>();
+    return catalog(root, Map.of());
+  }
+
+  static MapDbCatalog catalog(Path root, Map<String, String> extra) {
+    Map<String, String> properties = new HashMap<>(extra);
     properties.put(CatalogProperties.WAREHOUSE_LOCATION, root.resolve("warehouse").toString());
     properties.put(MapDbCatalog.URI, root.resolve("catalog.db").toString());
     MapDbCatalog catalog = new MapDbCatalog();

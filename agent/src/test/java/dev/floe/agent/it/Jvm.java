@@ -43,6 +43,12 @@ public final class Jvm {
   /** Runs {@code java <jvmArgs> -cp <classPath> <main> <args>} and waits for it. */
   public static Run run(Path logFile, List<String> jvmArgs, String classPath, String main, String... args)
       throws IOException, InterruptedException {
+    return run(5, logFile, jvmArgs, classPath, main, args);
+  }
+
+  /** {@link #run} with a time bound in minutes. */
+  public static Run run(int minutes, Path logFile, List<String> jvmArgs, String classPath, String main, String... args)
+      throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmArgs);
@@ -52,9 +58,9 @@ public final class Jvm {
     command.addAll(List.of(args));
     Process process =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(logFile.toFile()).start();
-    if (!process.waitFor(5, TimeUnit.MINUTES)) {
+    if (!process.waitFor(minutes, TimeUnit.MINUTES)) {
       process.destroyForcibly();
-      throw new AssertionError("child JVM did not finish in 5 minutes: " + command + "\n" + Files.readString(logFile));
+      throw new AssertionError("child JVM did not finish in " + minutes + " minutes: " + command + "\n" + Files.readString(logFile));
     }
     return new Run(process.exitValue(), Files.readString(logFile, StandardCharsets.UTF_8));
   }

@@ -1,0 +1,72 @@
+package dev.floe.agent.it;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.types.Types;
+
+/**
+ * A host for the crash tests that knows nothing of floe: one writer appending through one handle,
+ * printing {@code acked <firstId> <count>} after each commit returns, so the test knows exactly
+ * which rows were committed before the JVM died. Ids continue after the rows already in the table.
+ * It stops after {@code maxCommits}, or {@code afterCollapse} commits after it first sees its
+ * table's history shrink (someone rebuilt it).
+ *
+ * <p>Arguments: warehouse, maxCommits, rowsPerCommit, afterCollapse (-1: never stop early).
+ */
+public final class CrashHost {
+  static final TableIdentifier EVENTS = TableIdentifier.of("db", "events");
+  static final Schema SCHEMA =
+      new Schema(
+          Types.NestedField.required(1, "id", Types.LongType.get()),
+          Types.NestedField.optional(2, "payload", Types.StringType.get()));
+
+  private CrashHost() {}
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> properties = new HashMap<>();
+    properties.put("warehouse", args[0]);
+    int maxCommits = Integer.parseInt(args[1]);
+    int rows = Integer.parseInt(args[2]);
+    int afterCollapse = Integer.parseInt(args[3]);
+    Catalog catalog = CatalogUtil.loadCatalog("dev.floe.catalog.MapDbCatalog", "host", properties, null);
+    if (!((SupportsNamespaces) catalog).namespaceExists(Namespace.of("db"))) {
+      ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
+    }
+    if (!catalog.tableExists(EVENTS)) {
+      catalog.createTable(EVENTS, SCHEMA);
+    }
+    Table table = catalog.loadTable(EVENTS);
+    long next =
+        table.currentSnapshot() == null
+            ? 0
+            : Long.parseLong(table.currentSnapshot().summary().get("total-records"));
+    int lastSnapshots = -1;
+    int sinceCollapse = -1;
+    for (int commit = 0; commit < maxCommits; commit++) {
+      table.newFastAppend().appendFile(CrashHostFiles.write(table, next, rows)).commit();
+      System.out.println("acked " + next + " " + rows);
+      System.out.flush();
+      next += rows;
+      int snapshots = ((java.util.Collection<?>) table.snapshots()).size();
+      if (sinceCollapse < 0 && lastSnapshots >= 0 && snapshots < lastSnapshots) {
+        sinceCollapse = 0;
+      } else if (sinceCollapse >= 0) {
+        sinceCollapse += 1;
+      }
+      lastSnapshots = snapshots;
+      if (afterCollapse >= 0 && sinceCollapse >= afterCollapse) {
+        break;
+      }
+    }
+    System.out.println("done next=" + next);
+    ((AutoCloseable) catalog).close();
+  }
+
+}
