@@ -30,7 +30,7 @@ class ConcurrencyIT {
     Files.writeString(config, "floe.trigger.snapshots=100\nfloe.trigger.min-interval=0s\nfloe.reclaim.grace=2s\n");
     String classPath = Path.of("target", "test-classes").toAbsolutePath() + File.pathSeparator + Jvm.SAMPLES_JAR;
 
-    Jvm.Run run = Jvm.run(12, dir.resolve("host.log"), List.of(Jvm.agentArg(config)), classPath,
+    Jvm.Run run = Jvm.run(20, dir.resolve("host.log"), List.of(Jvm.agentArg(config)), classPath,
         ConcurrentHost.class.getName(), warehouse.toString(), "4", "500", "2", "2");
 
     assertThat(run.exitCode()).as(run.output()).isZero();
