@@ -31,7 +31,7 @@ import java.util.stream.Collectors;
  * anything is instrumented: an unknown key is a warning naming it; a bad value keeps the agent off
  * with one error naming the key, the value and the expected form.
  */
-final class AgentConfig {
+public final class AgentConfig {
   static final String CONFIG_PROPERTY = "floe.config";
   /** Properties starting with this prefix are floe's own, but not configuration keys. */
   static final String INTERNAL_PREFIX = "floe.internal.";
@@ -76,12 +76,12 @@ final class AgentConfig {
     return enabled;
   }
 
-  GuardSettings settings() {
+  public GuardSettings settings() {
     return settings;
   }
 
   /** One line per unknown key. */
-  List<String> warnings() {
+  public List<String> warnings() {
     return warnings;
   }
 
@@ -96,7 +96,7 @@ final class AgentConfig {
    *
    * @param pruneLoader where a prune class is looked up
    */
-  static AgentConfig load(String agentArgs, Properties system, ClassLoader pruneLoader) throws ConfigException {
+  public static AgentConfig load(String agentArgs, Properties system, ClassLoader pruneLoader) throws ConfigException {
     Map<String, String> values = new LinkedHashMap<>();
     List<String> warnings = new ArrayList<>();
     String file = agentArgs != null && !agentArgs.isBlank() ? agentArgs.trim() : system.getProperty(CONFIG_PROPERTY);

@@ -1,7 +1,7 @@
 package dev.floe.agent;
 
 /** The configuration cannot be used; the message names the key, the value and the expected form. */
-final class ConfigException extends Exception {
+public final class ConfigException extends Exception {
   ConfigException(String message) {
     super(message);
   }

@@ -8,7 +8,7 @@ import java.util.Properties;
  * Finds the host's Iceberg without loading any of its classes, and says whether floe supports its
  * version. floe is built and tested against Iceberg 1.10 and 1.11.
  */
-final class IcebergSupport {
+public final class IcebergSupport {
   static final String COMMIT_CLASS = "org/apache/iceberg/BaseMetastoreTableOperations.class";
   static final int MIN_MINOR = 10;
   static final int MAX_MINOR = 11;
@@ -21,7 +21,7 @@ final class IcebergSupport {
     this.version = version;
   }
 
-  static IcebergSupport detect(ClassLoader loader) {
+  public static IcebergSupport detect(ClassLoader loader) {
     if (loader.getResource(COMMIT_CLASS) == null) {
       return new IcebergSupport(false, null);
     }
@@ -38,16 +38,16 @@ final class IcebergSupport {
     return new IcebergSupport(true, version);
   }
 
-  boolean present() {
+  public boolean present() {
     return present;
   }
 
-  String version() {
+  public String version() {
     return version == null ? "unknown" : version;
   }
 
   /** Null when supported, else why not. */
-  String unsupportedReason() {
+  public String unsupportedReason() {
     if (version == null) {
       return "its version cannot be read (no iceberg-build.properties)";
     }

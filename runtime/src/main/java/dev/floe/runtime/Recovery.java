@@ -35,4 +35,16 @@ public final class Recovery {
     return new Result(discarded, reclaimed);
   }
 
+  /**
+   * The scratch tables of rebuilds a previous process left unfinished, keyed by scratch table,
+   * valued by the live table each was rebuilding: what {@link #run} would discard. Reads only.
+   */
+  public static java.util.Map<TableIdentifier, TableIdentifier> unfinishedRebuilds(MapDbCatalog catalog) {
+    java.util.Map<TableIdentifier, TableIdentifier> unfinished = new java.util.LinkedHashMap<>();
+    for (RebuildJournal journal : RebuildJournal.unfinished(catalog)) {
+      unfinished.put(journal.scratch(), journal.live());
+    }
+    return unfinished;
+  }
+
 }
