@@ -62,6 +62,7 @@ public final class Guard implements GuardMetricsMBean {
     final AtomicBoolean queued = new AtomicBoolean();
     final AtomicBoolean warnedPartitioned = new AtomicBoolean();
     volatile Instant lastRebuild;
+    volatile long filesAfterRebuild;
 
     TableState(TableMetrics metrics) {
       this.metrics = metrics;
@@ -128,7 +129,7 @@ public final class Guard implements GuardMetricsMBean {
       TableState state = state(table);
       TableGrowth growth = growthOf(catalog, table, committed);
       state.metrics.committed(growth, gateWait);
-      String reason = policy.reason(growth, state.lastRebuild, clock.instant());
+      String reason = policy.reason(growth, state.lastRebuild, state.filesAfterRebuild, clock.instant());
       if (reason == null) {
         return;
       }
@@ -210,6 +211,7 @@ public final class Guard implements GuardMetricsMBean {
       LOG.debug("floe: rebuilding {} ({})", table, reason);
       CompactReport report = compactor.compactTable(catalog, table, settings.prune().get());
       state.metrics.rebuilt(report);
+      state.filesAfterRebuild = report.dataFilesAfter();
       rebuilds.incrementAndGet();
     } catch (Throwable e) {
       state.metrics.failed(e);

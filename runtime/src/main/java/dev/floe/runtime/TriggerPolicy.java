@@ -11,13 +11,20 @@ final class TriggerPolicy {
     this.settings = settings;
   }
 
-  /** Why {@code growth} calls for a rebuild, or null if it does not (yet). */
-  String reason(TableGrowth growth, Instant lastRebuild, Instant now) {
+  /**
+   * Why {@code growth} calls for a rebuild, or null if it does not (yet).
+   *
+   * @param filesAfterLastRebuild data files the last rebuild left (0 if none): the data-file
+   *     trigger counts files added since, so a table that is large even when rebuilt (many files of
+   *     the target size) is not rewritten again and again
+   */
+  String reason(TableGrowth growth, Instant lastRebuild, long filesAfterLastRebuild, Instant now) {
     String reason = null;
+    long newFiles = growth.dataFiles() - filesAfterLastRebuild;
     if (growth.snapshots() >= settings.triggerSnapshots()) {
       reason = growth.snapshots() + " snapshots >= " + settings.triggerSnapshots();
-    } else if (growth.dataFiles() >= settings.triggerDataFiles()) {
-      reason = growth.dataFiles() + " data files >= " + settings.triggerDataFiles();
+    } else if (newFiles >= settings.triggerDataFiles()) {
+      reason = newFiles + " data files added since the last rebuild >= " + settings.triggerDataFiles();
     } else if (growth.metadataBytes() >= settings.triggerMetadataBytes()) {
       reason = growth.metadataBytes() + " metadata bytes >= " + settings.triggerMetadataBytes();
     }
