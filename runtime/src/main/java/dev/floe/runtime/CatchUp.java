@@ -22,6 +22,13 @@ final class CatchUp {
     boolean mustRestart() {
       return restartReason != null;
     }
+
+    /** This catch-up followed by {@code next}. */
+    Result then(Result next) {
+      List<DataFile> all = new ArrayList<>(appended);
+      all.addAll(next.appended);
+      return new Result(List.copyOf(all), appendedRows + next.appendedRows, null);
+    }
   }
 
   private CatchUp() {}

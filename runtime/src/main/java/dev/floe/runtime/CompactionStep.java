@@ -10,7 +10,9 @@ public enum CompactionStep {
   FILE_STARTED,
   /** 3: every row of the base is written. */
   ROWS_WRITTEN,
-  /** 4: the gate is held and the appends since the base are collected. */
+  /** 4a: the manifest of the written files and the appends so far is written, without the gate. */
+  MANIFEST_WRITTEN,
+  /** 4b: the gate is held and the appends since the base are collected. */
   CAUGHT_UP,
   /** 5: the scratch table has its one snapshot. */
   SCRATCH_COMMITTED,

@@ -17,6 +17,7 @@ import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.BaseMetastoreTableOperations;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
@@ -141,23 +142,45 @@ public final class Compactor {
       probe.reached(CompactionStep.ROWS_WRITTEN, identifier);
       phases.end("stream");
 
+      // 4a, without the gate: catch up on what landed during the stream and write the manifest of
+      // everything known so far, so the gate below waits only for the last few commits
+      TableMetadata midway = liveOps.refresh();
+      CatchUp.Result early = CatchUp.since(base, midway, live.io());
+      if (early.mustRestart()) {
+        LOG.info(
+            "floe: rebuild of {} starts again (attempt {} of {}): {}",
+            identifier, attempt, settings.maxAttempts(), early.restartReason());
+        return null;
+      }
+      List<DataFile> known = new ArrayList<>(written.files());
+      known.addAll(early.appended());
+      ManifestFile prewritten = PrewrittenManifest.write(scratch, known, journal);
+      probe.reached(CompactionStep.MANIFEST_WRITTEN, identifier);
+
+      // 4b, under the gate: the rest
       gate.enter(identifier);
       gateHeld = true;
       TableMetadata current = liveOps.refresh();
-      CatchUp.Result caughtUp = CatchUp.since(base, current, live.io());
-      if (caughtUp.mustRestart()) {
+      CatchUp.Result late = CatchUp.since(midway, current, live.io());
+      if (late.mustRestart()) {
         LOG.info(
             "floe: rebuild of {} starts again (attempt {} of {}): {}",
-            identifier, attempt, settings.maxAttempts(), caughtUp.restartReason());
+            identifier, attempt, settings.maxAttempts(), late.restartReason());
         return null;
       }
       probe.reached(CompactionStep.CAUGHT_UP, identifier);
+      CatchUp.Result caughtUp = early.then(late);
 
-      List<DataFile> files = new ArrayList<>(written.files());
-      files.addAll(caughtUp.appended());
+      List<DataFile> files = new ArrayList<>(known);
+      files.addAll(late.appended());
       if (!files.isEmpty()) {
         AppendFiles append = scratch.newFastAppend();
-        files.forEach(append::appendFile);
+        if (prewritten != null) {
+          append.appendManifest(prewritten);
+        } else {
+          known.forEach(append::appendFile);
+        }
+        late.appended().forEach(append::appendFile);
         append.set("floe.rebuild-of-snapshot", Long.toString(pinned));
         append.commit();
       }

@@ -155,6 +155,36 @@ class CompactorTest {
   }
 
   @Test
+  void appendsOnBothSidesOfTheGateAreCarriedOver() {
+    eventsWithTinyAppends(4, 5);
+    Table host = catalog.loadTableUncached(EVENTS);
+    CompactionProbe appendEarlyAndLate =
+        (step, id) -> {
+          if (step == CompactionStep.ROWS_WRITTEN) {
+            TestTables.append(host, TestTables.simpleRows(500, 7)); // seen before the gate
+          }
+          if (step == CompactionStep.MANIFEST_WRITTEN) {
+            TestTables.append(host, TestTables.simpleRows(600, 4)); // seen only under the gate
+          }
+        };
+    Compactor compactor =
+        new Compactor(settings, new WriterGate(), new HandleRegistry(0), appendEarlyAndLate, Clock.systemUTC());
+
+    CompactReport report = compactor.compactTable(catalog, EVENTS, Prune.NONE);
+
+    assertThat(report.carriedFiles()).isEqualTo(2);
+    assertThat(report.carriedRows()).isEqualTo(11);
+    Table rebuilt = catalog.loadTableUncached(EVENTS);
+    assertThat(rebuilt.snapshots()).hasSize(1);
+    List<Record> expected = concat(concat(TestTables.simpleRows(0, 20), TestTables.simpleRows(500, 7)), TestTables.simpleRows(600, 4));
+    assertThat(TestTables.fingerprints(rebuilt)).isEqualTo(TestTables.fingerprints(expected, rebuilt.schema()));
+    new Reclaimer(catalog).runAll();
+    java.util.Set<String> referenced =
+        TestTables.localPaths(ReachableFiles.of(((HasTableOperations) rebuilt).operations().current(), rebuilt.io()));
+    assertThat(TestTables.filesOnDisk(root)).isEqualTo(referenced);
+  }
+
+  @Test
   void nonAppendDuringTheStreamStartsAgainAndKeepsIt() {
     Table table = eventsWithTinyAppends(4, 5);
     Table host = catalog.loadTableUncached(EVENTS);

@@ -65,7 +65,7 @@ class FailureInjectionTest {
   @ParameterizedTest
   @EnumSource(
       value = CompactionStep.class,
-      names = {"PINNED", "SCRATCH_CREATED", "FILE_STARTED", "ROWS_WRITTEN", "CAUGHT_UP", "SCRATCH_COMMITTED"})
+      names = {"PINNED", "SCRATCH_CREATED", "FILE_STARTED", "ROWS_WRITTEN", "MANIFEST_WRITTEN", "CAUGHT_UP", "SCRATCH_COMMITTED"})
   void failureBeforeTheSwapLeavesNoTrace(CompactionStep step) {
     assertThatThrownBy(() -> failingAt(step).compactTable(catalog, EVENTS, Prune.NONE))
         .hasMessageContaining("injected failure at " + step);
