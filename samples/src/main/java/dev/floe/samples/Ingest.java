@@ -5,7 +5,6 @@ import static org.apache.iceberg.types.Types.NestedField.required;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -25,8 +24,8 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Stream;
 import org.HdrHistogram.Histogram;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.DataFile;
@@ -89,15 +88,50 @@ public final class Ingest {
           "                           system sets permissions without forking chmod per file",
           "  -Dingest.local-fs=hadoop pass no Hadoop configuration: the catalog's own choice",
           "  -Dingest.stacktrace=true print the stack trace of a failure",
+          "  -Dingest.mode=fast       (default) every commit is table.newFastAppend().appendFile(f).commit()",
+          "  -Dingest.mode=maintained Iceberg's own in-process maintenance, the best a Java program does",
+          "                           without help: the table is created with",
+          "                           write.metadata.delete-after-commit.enabled=true and",
+          "                           write.metadata.previous-versions-max=10 (set on an existing table",
+          "                           too), every commit is table.newAppend() (manifests merge), and every",
+          "                           <expire-every> commits the committing thread runs",
+          "                           table.expireSnapshots().expireOlderThan(now).retainLast(10).commit()",
+          "                           (file clean-up on: expired manifests and lists are deleted). The",
+          "                           expiry's time counts in the latency of the commit that ran it, and",
+          "                           is also reported apart (maintenanceMs). expireOlderThan(now) is",
+          "                           needed: retainLast alone keeps every snapshot younger than",
+          "                           history.expire.max-snapshot-age-ms (5 days by default).",
+          "  -Dingest.expire-every=N  maintained mode: expire after every N-th commit (default 100)",
+          "  -Dingest.series-csv=PATH write one CSV row per commit to PATH: commit (1-based, in order of",
+          "                           completion), endEpochMs, latencyMs, expireMs (maintained mode),",
+          "                           snapshots (the committing handle's, after the commit), and",
+          "                           metadataBytes (on disk, every <series-every>-th commit, else empty)",
+          "  -Dingest.series-every=K  how often the series samples metadataBytes (default 50)",
+          "  -Dingest.stop-after-collapse=N",
+          "                           stop N commits after the first observed history collapse (a commit",
+          "                           after which its handle held fewer snapshots than before: someone",
+          "                           else rewrote the table); <commits> stays the upper bound",
+          "  -Dingest.pause-ms=MS     sleep MS milliseconds between a thread's commits (default 0:",
+          "                           commit back to back)",
           "",
           "A relative local 'warehouse' or 'uri' is resolved against the working directory.",
           "",
           "At the end it prints one line:",
-          "  RESULT commits= threads= rowsPerCommit= snapshots= metadataBytes= dataFiles= rows= distinctIds=",
-          "         p50Ms= p99Ms= firstP50Ms= lastP50Ms= elapsedMs= historyCollapses= handles=",
+          "  RESULT commits= threads= rowsPerCommit= snapshots= metadataBytes= liveMetadataBytes=",
+          "         dataFiles= rows= distinctIds= p50Ms= p99Ms= firstP50Ms= firstP99Ms= lastP50Ms=",
+          "         lastP99Ms= elapsedMs= maintenanceMs= scanMs= peakHeapBytes= peakLiveHeapBytes=",
+          "         historyCollapses= firstCollapseAt= handles= mode=",
           "snapshots, metadataBytes (files under the table's metadata/ directory) and dataFiles are read",
-          "from a freshly loaded table; latencies are of the commit() call alone; firstP50Ms/lastP50Ms are",
-          "over the first/last 100 commits; elapsedMs is the wall time of the commit phase;",
+          "from a freshly loaded table; liveMetadataBytes counts only the metadata files that table still",
+          "references (its metadata file, the previous ones its log names, manifest lists, manifests);",
+          "latencies are of the commit() call alone (plus the expiry, in maintained mode);",
+          "firstP50Ms/firstP99Ms and lastP50Ms/lastP99Ms are over the first/last 100 commits; elapsedMs is",
+          "the wall time of the commit phase; maintenanceMs the total time of the expiries; scanMs the",
+          "time of the read-back, a full scan of every column of the fresh table, planning included;",
+          "peakHeapBytes the most used heap seen by a sampler every 10 ms over the whole run (garbage",
+          "included); peakLiveHeapBytes the most heap in use right after a garbage collection (the live",
+          "data; 0 if none ran); firstCollapseAt the commit after which the first collapse was seen (0:",
+          "none);",
           "historyCollapses counts commits after which a handle held fewer snapshots than after its",
           "previous commit (the table was rewritten by someone else); handles is how many table handles",
           "the threads committed through.",
@@ -113,6 +147,8 @@ public final class Ingest {
 
   private static final long TS_BASE_MILLIS = Instant.parse("2025-01-01T00:00:00Z").toEpochMilli();
   private static final int WINDOW = 100;
+  /** Maintained mode: snapshots expiry keeps, and metadata files delete-after-commit keeps. */
+  static final int RETAIN_LAST = 10;
 
   private final Settings settings;
 
@@ -163,11 +199,13 @@ public final class Ingest {
     Map<String, String> props = settings.catalogProperties;
     String impl = props.get("catalog-impl");
     List<Catalog> catalogs = new ArrayList<>();
+    HeapWatch heap = new HeapWatch();
+    Series series = settings.seriesCsv == null ? null : new Series(settings.seriesCsv);
     try {
       Object hadoopConf = settings.hadoopConf();
       Catalog catalog = CatalogUtil.loadCatalog(impl, "ingest", props, hadoopConf);
       catalogs.add(catalog);
-      Table table = createIfMissing(catalog, settings.table);
+      Table table = createIfMissing(catalog, settings.table, settings.maintained);
       long startRows = totalRecords(table.currentSnapshot());
 
       // the host's handles: loaded once here, kept for the whole run
@@ -191,6 +229,8 @@ public final class Ingest {
       long[] latencies = new long[settings.commits];
       AtomicInteger next = new AtomicInteger();
       AtomicInteger done = new AtomicInteger();
+      AtomicInteger firstCollapseAt = new AtomicInteger();
+      AtomicLong maintenanceNanos = new AtomicLong();
       AtomicBoolean stop = new AtomicBoolean();
       AtomicReference<Throwable> failure = new AtomicReference<>();
       int progressEvery = Math.max(1, settings.commits / 10);
@@ -205,14 +245,50 @@ public final class Ingest {
                   int index = -1;
                   try {
                     while (!stop.get() && (index = next.getAndIncrement()) < settings.commits) {
+                      if (settings.pauseMillis > 0 && index >= settings.threads) {
+                        Thread.sleep(settings.pauseMillis);
+                      }
                       long firstId = startRows + (long) index * settings.rowsPerCommit;
                       DataFile file = writeFile(handle.table, firstId, settings.rowsPerCommit);
                       long t0 = System.nanoTime();
-                      handle.table.newFastAppend().appendFile(file).commit();
-                      long latency = System.nanoTime() - t0;
+                      if (settings.maintained) {
+                        handle.table.newAppend().appendFile(file).commit();
+                      } else {
+                        handle.table.newFastAppend().appendFile(file).commit();
+                      }
                       int seq = done.getAndIncrement();
+                      long expireNanos = 0;
+                      if (settings.maintained && (seq + 1) % settings.expireEvery == 0) {
+                        long e0 = System.nanoTime();
+                        handle.table
+                            .expireSnapshots()
+                            .expireOlderThan(System.currentTimeMillis())
+                            .retainLast(RETAIN_LAST)
+                            .commit();
+                        expireNanos = System.nanoTime() - e0;
+                        maintenanceNanos.addAndGet(expireNanos);
+                        handle.expired();
+                      }
+                      long latency = System.nanoTime() - t0;
+                      long endMillis = System.currentTimeMillis();
                       latencies[seq] = latency;
-                      handle.observeCommit();
+                      int snapshots = handle.observeCommit();
+                      if (handle.collapses > 0 && firstCollapseAt.get() == 0) {
+                        firstCollapseAt.compareAndSet(0, seq + 1);
+                      }
+                      if (series != null) {
+                        long metadata = -1;
+                        if ((seq + 1) % settings.seriesEvery == 0) {
+                          metadata = metadataBytes(handle.table.location());
+                        }
+                        series.row(seq + 1, endMillis, latency, expireNanos, snapshots, metadata);
+                      }
+                      int collapsedAt = firstCollapseAt.get();
+                      if (settings.stopAfterCollapse >= 0
+                          && collapsedAt > 0
+                          && seq + 1 >= collapsedAt + settings.stopAfterCollapse) {
+                        stop.set(true);
+                      }
                       if ((seq + 1) % progressEvery == 0 || seq + 1 == settings.commits) {
                         System.out.printf(
                             Locale.ROOT,
@@ -241,7 +317,11 @@ public final class Ingest {
         throw (Exception) failure.get();
       }
 
+      if (series != null) {
+        series.close();
+      }
       Result result = new Result();
+      result.mode = settings.maintained ? "maintained" : "fast";
       result.commits = done.get();
       result.threads = settings.threads;
       result.rowsPerCommit = settings.rowsPerCommit;
@@ -251,8 +331,12 @@ public final class Ingest {
       result.p99 = percentileMs(latencies, 0, result.commits, 99);
       int window = Math.min(WINDOW, result.commits);
       result.firstP50 = percentileMs(latencies, 0, window, 50);
+      result.firstP99 = percentileMs(latencies, 0, window, 99);
       result.lastP50 = percentileMs(latencies, result.commits - window, result.commits, 50);
+      result.lastP99 = percentileMs(latencies, result.commits - window, result.commits, 99);
+      result.maintenanceMs = maintenanceNanos.get() / 1_000_000;
       result.historyCollapses = handles.stream().mapToInt(h -> h.collapses).sum();
+      result.firstCollapseAt = firstCollapseAt.get();
       result.handles = handles.size();
 
       // what a reader sees now: a freshly loaded, refreshed handle
@@ -261,20 +345,66 @@ public final class Ingest {
       result.snapshots = count(fresh.snapshots());
       result.metadataBytes = metadataBytes(fresh.location());
       if (settings.verify) {
-        result.dataFiles = countDataFiles(fresh);
+        long s0 = System.nanoTime();
         readBack(fresh, result);
+        result.scanMs = (System.nanoTime() - s0) / 1_000_000;
+        result.dataFiles = countDataFiles(fresh);
       } else {
         result.dataFiles = summaryLong(fresh.currentSnapshot(), SnapshotSummary.TOTAL_DATA_FILES_PROP);
       }
+      result.peakHeapBytes = heap.peakUsedBytes();
+      result.peakLiveHeapBytes = heap.peakLiveBytes();
+      result.liveMetadataBytes = liveMetadataBytes(fresh);
       return result;
     } finally {
+      if (series != null) {
+        series.close();
+      }
+      heap.close();
       for (int i = catalogs.size() - 1; i >= 0; i--) {
         closeQuietly(catalogs.get(i));
       }
     }
   }
 
-  private static Table createIfMissing(Catalog catalog, TableIdentifier id) {
+  /** One CSV row per commit; see USAGE. */
+  private static final class Series {
+    private final java.io.BufferedWriter out;
+    private boolean closed;
+
+    Series(Path file) throws IOException {
+      Path parent = file.toAbsolutePath().getParent();
+      if (parent != null) {
+        Files.createDirectories(parent);
+      }
+      out = Files.newBufferedWriter(file, java.nio.charset.StandardCharsets.UTF_8);
+      out.write("commit,endEpochMs,latencyMs,expireMs,snapshots,metadataBytes\n");
+    }
+
+    synchronized void row(
+        int commit, long endMillis, long latencyNanos, long expireNanos, int snapshots, long metadata)
+        throws IOException {
+      out.write(
+          String.format(
+              Locale.ROOT,
+              "%d,%d,%.3f,%.3f,%d,%s%n",
+              commit,
+              endMillis,
+              latencyNanos / 1e6,
+              expireNanos / 1e6,
+              snapshots,
+              metadata < 0 ? "" : Long.toString(metadata)));
+    }
+
+    synchronized void close() throws IOException {
+      if (!closed) {
+        closed = true;
+        out.close();
+      }
+    }
+  }
+
+  private static Table createIfMissing(Catalog catalog, TableIdentifier id, boolean maintained) {
     Namespace namespace = id.namespace();
     if (catalog instanceof SupportsNamespaces && !namespace.isEmpty()) {
       SupportsNamespaces namespaces = (SupportsNamespaces) catalog;
@@ -286,12 +416,25 @@ public final class Ingest {
         }
       }
     }
+    Map<String, String> maintenance =
+        maintained
+            ? Map.of(
+                TableProperties.METADATA_DELETE_AFTER_COMMIT_ENABLED, "true",
+                TableProperties.METADATA_PREVIOUS_VERSIONS_MAX, Integer.toString(RETAIN_LAST))
+            : Map.of();
     if (catalog.tableExists(id)) {
-      return catalog.loadTable(id);
+      Table existing = catalog.loadTable(id);
+      if (!existing.properties().entrySet().containsAll(maintenance.entrySet())) {
+        org.apache.iceberg.UpdateProperties update = existing.updateProperties();
+        maintenance.forEach(update::set);
+        update.commit();
+      }
+      return existing;
     }
     Map<String, String> properties = new LinkedHashMap<>();
     // several writers may race for each commit: let Iceberg retry a little longer than its default
     properties.put(TableProperties.COMMIT_NUM_RETRIES, "10");
+    properties.putAll(maintenance);
     try {
       return catalog.createTable(id, SCHEMA, PartitionSpec.unpartitioned(), properties);
     } catch (AlreadyExistsException raced) {
@@ -346,14 +489,15 @@ public final class Ingest {
     return z ^ (z >>> 31);
   }
 
-  /** Reads every id back: counts rows and distinct ids. */
+  /** Reads every row back (all columns): counts rows and distinct ids. */
   private static void readBack(Table table, Result result) throws IOException {
     long expected = result.startRows + (long) result.commits * result.rowsPerCommit;
     int dense = (int) Math.min(expected, Integer.MAX_VALUE);
     BitSet seen = new BitSet(dense);
     Set<Long> others = new HashSet<>();
     long rows = 0;
-    try (CloseableIterable<Record> records = IcebergGenerics.read(table).select("id").build()) {
+    // a full scan: every column of every row, though only the ids are checked
+    try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
       for (Record record : records) {
         rows++;
         long id = (Long) record.getField("id");
@@ -380,6 +524,63 @@ public final class Ingest {
       }
     }
     return files;
+  }
+
+  /**
+   * Bytes of the metadata files {@code table} still references: its current metadata file, the
+   * previous ones its metadata log names (if still on disk), every snapshot's manifest list and
+   * every manifest those lists name (each counted once).
+   */
+  static long liveMetadataBytes(Table table) {
+    if (!(table instanceof org.apache.iceberg.HasTableOperations)) {
+      return -1;
+    }
+    org.apache.iceberg.TableMetadata metadata =
+        ((org.apache.iceberg.HasTableOperations) table).operations().current();
+    org.apache.iceberg.io.FileIO io = table.io();
+    Set<String> seen = new HashSet<>();
+    long bytes = 0;
+    List<String> metadataFiles = new ArrayList<>();
+    metadataFiles.add(metadata.metadataFileLocation());
+    metadata.previousFiles().forEach(entry -> metadataFiles.add(entry.file()));
+    for (String location : metadataFiles) {
+      if (location != null && seen.add(location)) {
+        bytes += lengthIfExists(io, location);
+      }
+    }
+    for (Snapshot snapshot : metadata.snapshots()) {
+      String list = snapshot.manifestListLocation();
+      if (list == null || !seen.add(list)) {
+        continue;
+      }
+      bytes += lengthIfExists(io, list);
+      // the manifest list is read with plain Avro rather than Snapshot.allManifests, which would
+      // keep every list's entries cached in the table's snapshots: O(N^2) objects at N snapshots
+      try (InputStream in = io.newInputFile(list).newStream();
+          org.apache.avro.file.DataFileStream<org.apache.avro.generic.GenericRecord> entries =
+              new org.apache.avro.file.DataFileStream<>(
+                  in, new org.apache.avro.generic.GenericDatumReader<>())) {
+        org.apache.avro.generic.GenericRecord entry = null;
+        while (entries.hasNext()) {
+          entry = entries.next(entry);
+          String manifest = String.valueOf(entry.get("manifest_path"));
+          if (seen.add(manifest)) {
+            bytes += ((Number) entry.get("manifest_length")).longValue();
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        // a list deleted meanwhile: its manifests are not live through it
+      }
+    }
+    return bytes;
+  }
+
+  private static long lengthIfExists(org.apache.iceberg.io.FileIO io, String location) {
+    try {
+      return io.newInputFile(location).getLength();
+    } catch (RuntimeException e) {
+      return 0; // not found (deleted meanwhile): not live
+    }
   }
 
   private static long totalRecords(Snapshot snapshot) {
@@ -412,21 +613,31 @@ public final class Ingest {
     if (!Files.isDirectory(metadata)) {
       return 0;
     }
-    try (Stream<Path> paths = Files.walk(metadata)) {
-      return paths
-          .filter(Files::isRegularFile)
-          .mapToLong(
-              p -> {
-                try {
-                  return Files.size(p);
-                } catch (NoSuchFileException gone) {
-                  return 0; // deleted while we walked
-                } catch (IOException e) {
-                  throw new UncheckedIOException(e);
-                }
-              })
-          .sum();
-    }
+    // someone (floe's reclaim, Iceberg's clean-up) may delete files while we walk: a file that
+    // vanished between listing and reading its size counts as gone, never as an error
+    long[] total = {0};
+    Files.walkFileTree(
+        metadata,
+        new java.nio.file.SimpleFileVisitor<Path>() {
+          @Override
+          public java.nio.file.FileVisitResult visitFile(
+              Path file, java.nio.file.attribute.BasicFileAttributes attrs) {
+            if (attrs.isRegularFile()) {
+              total[0] += attrs.size();
+            }
+            return java.nio.file.FileVisitResult.CONTINUE;
+          }
+
+          @Override
+          public java.nio.file.FileVisitResult visitFileFailed(Path file, IOException e)
+              throws IOException {
+            if (e instanceof NoSuchFileException) {
+              return java.nio.file.FileVisitResult.CONTINUE;
+            }
+            throw e;
+          }
+        });
+    return total[0];
   }
 
   private static double percentileMs(long[] latencies, int from, int to, double percentile) {
@@ -492,23 +703,34 @@ public final class Ingest {
       this.table = table;
     }
 
-    /** After a commit through this handle: did its history shrink since the previous commit? */
-    synchronized void observeCommit() {
+    /**
+     * After a commit through this handle: did its history shrink since the previous commit?
+     * Returns the snapshots the handle holds now.
+     */
+    synchronized int observeCommit() {
       int snapshots = count(table.snapshots());
       if (lastSnapshotCount >= 0 && snapshots < lastSnapshotCount) {
         collapses++;
       }
       lastSnapshotCount = snapshots;
+      return snapshots;
+    }
+
+    /** This handle expired snapshots itself: the shrink it sees next is its own doing. */
+    synchronized void expired() {
+      lastSnapshotCount = -1;
     }
   }
 
   private static final class Result {
+    String mode;
     int commits;
     int threads;
     int rowsPerCommit;
     long startRows;
     long snapshots;
     long metadataBytes;
+    long liveMetadataBytes;
     long dataFiles;
     long rows = -1;
     long distinctIds = -1;
@@ -516,9 +738,16 @@ public final class Ingest {
     double p50;
     double p99;
     double firstP50;
+    double firstP99;
     double lastP50;
+    double lastP99;
     long elapsedMs;
+    long maintenanceMs;
+    long scanMs = -1;
+    long peakHeapBytes;
+    long peakLiveHeapBytes;
     int historyCollapses;
+    int firstCollapseAt;
     int handles;
 
     String line() {
@@ -528,16 +757,25 @@ public final class Ingest {
       values.put("rowsPerCommit", Integer.toString(rowsPerCommit));
       values.put("snapshots", Long.toString(snapshots));
       values.put("metadataBytes", Long.toString(metadataBytes));
+      values.put("liveMetadataBytes", Long.toString(liveMetadataBytes));
       values.put("dataFiles", Long.toString(dataFiles));
       values.put("rows", rows < 0 ? "skipped" : Long.toString(rows));
       values.put("distinctIds", distinctIds < 0 ? "skipped" : Long.toString(distinctIds));
       values.put("p50Ms", ms(p50));
       values.put("p99Ms", ms(p99));
       values.put("firstP50Ms", ms(firstP50));
+      values.put("firstP99Ms", ms(firstP99));
       values.put("lastP50Ms", ms(lastP50));
+      values.put("lastP99Ms", ms(lastP99));
       values.put("elapsedMs", Long.toString(elapsedMs));
+      values.put("maintenanceMs", Long.toString(maintenanceMs));
+      values.put("scanMs", scanMs < 0 ? "skipped" : Long.toString(scanMs));
+      values.put("peakHeapBytes", Long.toString(peakHeapBytes));
+      values.put("peakLiveHeapBytes", Long.toString(peakLiveHeapBytes));
       values.put("historyCollapses", Integer.toString(historyCollapses));
+      values.put("firstCollapseAt", Integer.toString(firstCollapseAt));
       values.put("handles", Integer.toString(handles));
+      values.put("mode", mode);
       if (startRows > 0) {
         values.put("startRows", Long.toString(startRows));
       }
@@ -570,7 +808,7 @@ public final class Ingest {
   }
 
   /** The command line and system properties, checked. */
-  private static final class Settings {
+  static final class Settings {
     Map<String, String> catalogProperties;
     TableIdentifier table;
     int commits;
@@ -579,12 +817,20 @@ public final class Ingest {
     boolean singleHandle;
     boolean verify;
     boolean nioLocalFs;
+    boolean maintained;
+    int expireEvery = 100;
+    Path seriesCsv;
+    int seriesEvery = 50;
+    int stopAfterCollapse = -1;
+    long pauseMillis;
 
     /** The Hadoop configuration handed to the catalog, or null to let it choose. */
     Object hadoopConf() {
-      if (!nioLocalFs) {
-        return null;
-      }
+      return nioLocalFs ? nioHadoopConf() : null;
+    }
+
+    /** A Hadoop configuration whose file: file system is {@link NioLocalFileSystem}. */
+    static org.apache.hadoop.conf.Configuration nioHadoopConf() {
       org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration();
       conf.set("fs.file.impl", NioLocalFileSystem.class.getName());
       conf.set("fs.file.impl.disable.cache", "true");
@@ -637,7 +883,43 @@ public final class Ingest {
           throw new IllegalArgumentException(
               "-Dingest.local-fs=" + localFs + " is not 'nio' (the default) or 'hadoop'");
       }
+      String mode = System.getProperty("ingest.mode", "fast").trim();
+      switch (mode) {
+        case "fast":
+          s.maintained = false;
+          break;
+        case "maintained":
+          s.maintained = true;
+          break;
+        default:
+          throw new IllegalArgumentException(
+              "-Dingest.mode=" + mode + " is not 'fast' (the default) or 'maintained'");
+      }
+      s.expireEvery = (int) option("ingest.expire-every", 100, 1);
+      s.seriesEvery = (int) option("ingest.series-every", 50, 1);
+      s.stopAfterCollapse = (int) option("ingest.stop-after-collapse", -1, 0);
+      s.pauseMillis = option("ingest.pause-ms", 0, 0);
+      String series = System.getProperty("ingest.series-csv", "").trim();
+      s.seriesCsv = series.isEmpty() ? null : Paths.get(series).toAbsolutePath().normalize();
       return s;
+    }
+
+    /** A whole-number system property, at least {@code min}; {@code fallback} when unset. */
+    private static long option(String key, long fallback, long min) {
+      String value = System.getProperty(key);
+      if (value == null || value.isBlank()) {
+        return fallback;
+      }
+      try {
+        long n = Long.parseLong(value.trim());
+        if (n >= min && n <= Integer.MAX_VALUE) {
+          return n;
+        }
+      } catch (NumberFormatException e) {
+        // reported below
+      }
+      throw new IllegalArgumentException(
+          "-D" + key + "=" + value + " is not a whole number >= " + min);
     }
 
     private static int positive(String name, String value) {
@@ -652,7 +934,7 @@ public final class Ingest {
       throw new IllegalArgumentException(name + " must be a whole number >= 1, got '" + value + "'");
     }
 
-    private static Map<String, String> catalogProperties(Path file) {
+    static Map<String, String> catalogProperties(Path file) {
       Properties loaded = new Properties();
       try (InputStream in = Files.newInputStream(file)) {
         loaded.load(in);

@@ -1,0 +1,130 @@
+package dev.floe.samples;
+
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.management.Notification;
+import javax.management.NotificationEmitter;
+import javax.management.NotificationListener;
+import javax.management.openmbean.CompositeData;
+
+/**
+ * Peak heap of this JVM, two ways:
+ *
+ * <ul>
+ *   <li>{@link #peakUsedBytes()}: the most used heap a daemon thread saw, sampling {@code
+ *       MemoryMXBean.getHeapMemoryUsage()} every 10 ms. This includes garbage not yet collected,
+ *       so it mostly says how far the collector let the heap fill.
+ *   <li>{@link #peakLiveBytes()}: the most heap still in use right after a garbage collection, from
+ *       the collectors' notifications ({@code GcInfo.getMemoryUsageAfterGc()}, heap pools summed):
+ *       the live data the program really held; 0 if no collection ran.
+ * </ul>
+ */
+final class HeapWatch implements AutoCloseable {
+  private static final String GC_NOTIFICATION =
+      com.sun.management.GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION;
+
+  private final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+  private final AtomicLong peakUsed = new AtomicLong();
+  private final AtomicLong peakLive = new AtomicLong();
+  private final Set<String> heapPools = new HashSet<>();
+  private final List<NotificationEmitter> emitters = new ArrayList<>();
+  private final NotificationListener listener = this::onGc;
+  private final Thread sampler;
+  private volatile boolean running = true;
+
+  HeapWatch() {
+    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+      if (pool.getType() == MemoryType.HEAP) {
+        heapPools.add(pool.getName());
+      }
+    }
+    for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+      if (gc instanceof NotificationEmitter) {
+        NotificationEmitter emitter = (NotificationEmitter) gc;
+        emitter.addNotificationListener(listener, null, null);
+        emitters.add(emitter);
+      }
+    }
+    sampler =
+        new Thread(
+            () -> {
+              while (running) {
+                sample();
+                try {
+                  Thread.sleep(10);
+                } catch (InterruptedException e) {
+                  return;
+                }
+              }
+            },
+            "heap-watch");
+    sampler.setDaemon(true);
+    sampler.start();
+  }
+
+  /** Forgets the peaks seen so far: what follows is measured afresh. */
+  void reset() {
+    peakUsed.set(0);
+    peakLive.set(0);
+    sample();
+  }
+
+  long peakUsedBytes() {
+    sample();
+    return peakUsed.get();
+  }
+
+  long peakLiveBytes() {
+    return peakLive.get();
+  }
+
+  private void sample() {
+    long used = memory.getHeapMemoryUsage().getUsed();
+    peakUsed.accumulateAndGet(used, Math::max);
+  }
+
+  private void onGc(Notification notification, Object handback) {
+    if (!GC_NOTIFICATION.equals(notification.getType())
+        || !(notification.getUserData() instanceof CompositeData)) {
+      return;
+    }
+    try {
+      com.sun.management.GarbageCollectionNotificationInfo info =
+          com.sun.management.GarbageCollectionNotificationInfo.from(
+              (CompositeData) notification.getUserData());
+      long live = 0;
+      for (Map.Entry<String, MemoryUsage> pool :
+          info.getGcInfo().getMemoryUsageAfterGc().entrySet()) {
+        if (heapPools.contains(pool.getKey())) {
+          live += pool.getValue().getUsed();
+        }
+      }
+      peakLive.accumulateAndGet(live, Math::max);
+    } catch (RuntimeException e) {
+      // a notification of a shape we do not know: ignore it
+    }
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    sampler.interrupt();
+    for (NotificationEmitter emitter : emitters) {
+      try {
+        emitter.removeNotificationListener(listener);
+      } catch (Exception e) {
+        // already gone
+      }
+    }
+  }
+}

@@ -1,0 +1,469 @@
+package dev.floe.samples;
+
+import static org.apache.iceberg.types.Types.NestedField.required;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.management.InstanceNotFoundException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SnapshotSummary;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.GenericAppenderFactory;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.DataWriter;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.types.Types;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.ParquetReader;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.example.ExampleParquetWriter;
+import org.apache.parquet.hadoop.example.GroupReadSupport;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.apache.parquet.schema.MessageType;
+
+/**
+ * A host program for the rebuild benchmarks. Like {@link Ingest} it knows nothing of floe's
+ * classes: it builds a table with ordinary Iceberg appends, makes one more commit, and then
+ * watches, as any operator could, for the rebuild the attached agent is configured to start at that
+ * commit: the platform MBean server's {@code dev.floe:type=Table,name=<table>} attributes {@code
+ * Rebuilds}, {@code RebuildFailures}, {@code LastReport} and {@code LastError}.
+ *
+ * <pre>
+ * java -javaagent:floe-agent.jar -Dfloe.trigger.snapshots=&lt;files+1&gt; -cp floe-samples.jar \
+ *     dev.floe.samples.RebuildBench throughput &lt;catalog.properties&gt; &lt;rows&gt; &lt;files&gt;
+ * java -Xmx128m -javaagent:floe-agent.jar -Dfloe.trigger.snapshots=&lt;files+1&gt; -cp floe-samples.jar \
+ *     dev.floe.samples.RebuildBench low-heap &lt;catalog.properties&gt; &lt;data-bytes&gt; &lt;files&gt;
+ * </pre>
+ */
+public final class RebuildBench {
+  static final String USAGE =
+      String.join(
+          "\n",
+          "usage: java -javaagent:floe-agent.jar -Dfloe.trigger.snapshots=<files+1> -cp floe-samples.jar \\",
+          "           dev.floe.samples.RebuildBench throughput <catalog.properties> <rows> <files>",
+          "       java -Xmx128m -javaagent:floe-agent.jar -Dfloe.trigger.snapshots=<files+1> -cp ... \\",
+          "           dev.floe.samples.RebuildBench low-heap <catalog.properties> <data-bytes> <files>",
+          "",
+          "throughput: twice (tables bench.warm, then bench.measured; the first round warms the JIT for",
+          "  both sides, the second is the one to report), builds a table of <rows> rows of the sample",
+          "  ingest's schema in <files> single-file commits, then in this JVM",
+          "  1. plain parquet-java: reads those files with ParquetReader+GroupReadSupport (a read-only",
+          "     pass, then again) writing every row with ExampleParquetWriter, ZSTD level 3, row groups",
+          "     of 131072 rows, into one file; both timed;",
+          "  2. floe: one more commit of one row crosses floe.trigger.snapshots; the rebuild runs on",
+          "     floe's thread while this one waits for the table's MBean to count it, and its LastReport",
+          "     gives the stream phase (read + write) time, rows and bytes.",
+          "low-heap: builds a table of <files> single-file commits, rows of an id and 256 random bytes,",
+          "  about <data-bytes> on disk, then one more commit triggers a rebuild; reports whether it",
+          "  succeeded and the peak heap while it ran (run it with -Xmx128m).",
+          "",
+          "Prints one line: RESULT key=value ... Exit 0 on success, 1 on failure, 2 on bad arguments.");
+
+  /** The low-heap table: an id and an incompressible payload. */
+  static final Schema RANDOM_SCHEMA =
+      new Schema(
+          required(1, "id", Types.LongType.get()), required(2, "payload", Types.BinaryType.get()));
+
+  static final int PAYLOAD_BYTES = 256;
+  static final int ROW_GROUP_ROWS = 131072;
+  static final int ZSTD_LEVEL = 3;
+  private static final Pattern PHASE = Pattern.compile("\\b(\\w+)=(\\d+)ms");
+  private static final Pattern ROWS = Pattern.compile("\\brows (\\d+)");
+  private static final Pattern BYTES = Pattern.compile("\\bbytes (\\d+) -> (\\d+)");
+  private static final Pattern FILES = Pattern.compile("\\bdata files (\\d+) -> (\\d+)");
+
+  private RebuildBench() {}
+
+  public static void main(String[] args) {
+    if (args.length >= 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
+      System.out.println(USAGE);
+      System.exit(0);
+    }
+    int status;
+    try {
+      if (args.length != 4 || !List.of("throughput", "low-heap").contains(args[0])) {
+        throw new IllegalArgumentException(
+            "expected throughput|low-heap <catalog.properties> <rows|data-bytes> <files>");
+      }
+      Map<String, String> props = Ingest.Settings.catalogProperties(Paths.get(args[1]));
+      long amount = Long.parseLong(args[2].trim());
+      int files = Integer.parseInt(args[3].trim());
+      if (amount < files || files < 1) {
+        throw new IllegalArgumentException("need <files> >= 1 and at least one row per file");
+      }
+      Map<String, String> result =
+          args[0].equals("throughput") ? throughput(props, amount, files) : lowHeap(props, amount, files);
+      StringBuilder line = new StringBuilder("RESULT");
+      result.forEach((k, v) -> line.append(' ').append(k).append('=').append(v));
+      System.out.println(line);
+      status = "false".equals(result.get("ok")) ? 1 : 0;
+    } catch (IllegalArgumentException e) {
+      System.err.println("rebuild-bench: error: " + e.getMessage() + " (--help for usage)");
+      status = 2;
+    } catch (Throwable t) {
+      if (Boolean.getBoolean("ingest.stacktrace")) {
+        t.printStackTrace();
+      }
+      System.err.println("rebuild-bench: error: " + Ingest.describe(t));
+      status = 1;
+    }
+    System.out.flush();
+    System.err.flush();
+    System.exit(status);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private static Map<String, String> throughput(Map<String, String> props, long rows, int files)
+      throws Exception {
+    Configuration conf = Ingest.Settings.nioHadoopConf();
+    Catalog catalog = CatalogUtil.loadCatalog(props.get("catalog-impl"), "bench", props, conf);
+    Map<String, String> out = new LinkedHashMap<>();
+    try {
+      for (String round : List.of("warm", "measured")) {
+        TableIdentifier id = TableIdentifier.of("bench", round);
+        Table table = create(catalog, id, Ingest.SCHEMA);
+        build(table, rows, files, (t, first, count) -> Ingest.writeFile(t, first, count));
+        requireAgent();
+        List<String> paths = new ArrayList<>();
+        long inputBytes = 0;
+        try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+          for (FileScanTask task : tasks) {
+            paths.add(task.file().location());
+            inputBytes += task.file().fileSizeInBytes();
+          }
+        }
+        String prefix = round.equals("warm") ? "warm." : "";
+
+        // 1. plain parquet-java, same rows, same JVM
+        long t0 = System.nanoTime();
+        long readRows = readWithParquetJava(paths, conf);
+        long readMs = (System.nanoTime() - t0) / 1_000_000;
+        org.apache.hadoop.fs.Path target =
+            new org.apache.hadoop.fs.Path(table.location() + "/parquet-java/" + round + ".parquet");
+        t0 = System.nanoTime();
+        long[] written = rewriteWithParquetJava(paths, target, conf);
+        long readWriteMs = (System.nanoTime() - t0) / 1_000_000;
+        target.getFileSystem(conf).delete(target.getParent(), true);
+        if (readRows != rows || written[0] != rows) {
+          throw new IllegalStateException(
+              "parquet-java read " + readRows + " and wrote " + written[0] + " rows, expected " + rows);
+        }
+
+        // 2. floe: one more commit crosses the trigger; wait for the rebuild
+        long before = attribute(id, "Rebuilds", 0L);
+        long failuresBefore = attribute(id, "RebuildFailures", 0L);
+        table.newFastAppend().appendFile(Ingest.writeFile(table, rows, 1)).commit();
+        long w0 = System.nanoTime();
+        String report = awaitRebuild(id, before, failuresBefore);
+        long waitedMs = (System.nanoTime() - w0) / 1_000_000;
+        Map<String, Long> phases = phases(report);
+
+        out.put(prefix + "rows", Long.toString(rows));
+        out.put(prefix + "files", Integer.toString(files));
+        out.put(prefix + "inputBytes", Long.toString(inputBytes));
+        out.put(prefix + "pjReadMs", Long.toString(readMs));
+        out.put(prefix + "pjReadWriteMs", Long.toString(readWriteMs));
+        out.put(prefix + "pjOutputBytes", Long.toString(written[1]));
+        out.put(prefix + "pjRowGroups", Long.toString(written[2]));
+        out.put(prefix + "floeStreamMs", Long.toString(phases.getOrDefault("stream", -1L)));
+        out.put(prefix + "floeRebuildMs", Long.toString(phases.values().stream().mapToLong(Long::longValue).sum()));
+        out.put(prefix + "floeWaitMs", Long.toString(waitedMs));
+        out.put(prefix + "floeRows", match(ROWS, report, 1));
+        out.put(prefix + "floeInputBytes", match(BYTES, report, 1));
+        out.put(prefix + "floeOutputBytes", match(BYTES, report, 2));
+        out.put(prefix + "floeFilesAfter", match(FILES, report, 2));
+        out.put(prefix + "report", "\"" + report.replace(' ', '_') + "\"");
+      }
+      out.put("ok", "true");
+      return out;
+    } finally {
+      closeQuietly(catalog);
+    }
+  }
+
+  private static long readWithParquetJava(List<String> paths, Configuration conf) throws IOException {
+    long rows = 0;
+    for (String path : paths) {
+      try (ParquetReader<Group> reader =
+          ParquetReader.builder(new GroupReadSupport(), new org.apache.hadoop.fs.Path(path))
+              .withConf(conf)
+              .build()) {
+        while (reader.read() != null) {
+          rows++;
+        }
+      }
+    }
+    return rows;
+  }
+
+  /** Rows, bytes and row groups written. */
+  private static long[] rewriteWithParquetJava(
+      List<String> paths, org.apache.hadoop.fs.Path target, Configuration conf) throws IOException {
+    MessageType schema;
+    try (ParquetFileReader footer =
+        ParquetFileReader.open(HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(paths.get(0)), conf))) {
+      schema = footer.getFooter().getFileMetaData().getSchema();
+    }
+    Configuration writeConf = new Configuration(conf);
+    writeConf.setInt("parquet.compression.codec.zstd.level", ZSTD_LEVEL);
+    long rows = 0;
+    try (ParquetWriter<Group> writer =
+        ExampleParquetWriter.builder(target)
+            .withConf(writeConf)
+            .withType(schema)
+            .withCompressionCodec(CompressionCodecName.ZSTD)
+            .withRowGroupRowCountLimit(ROW_GROUP_ROWS)
+            .withRowGroupSize(512L << 20)
+            .withWriteMode(org.apache.parquet.hadoop.ParquetFileWriter.Mode.OVERWRITE)
+            .build()) {
+      for (String path : paths) {
+        try (ParquetReader<Group> reader =
+            ParquetReader.builder(new GroupReadSupport(), new org.apache.hadoop.fs.Path(path))
+                .withConf(conf)
+                .build()) {
+          Group group;
+          while ((group = reader.read()) != null) {
+            writer.write(group);
+            rows++;
+          }
+        }
+      }
+    }
+    long bytes = target.getFileSystem(conf).getFileStatus(target).getLen();
+    long rowGroups;
+    try (ParquetFileReader footer = ParquetFileReader.open(HadoopInputFile.fromPath(target, conf))) {
+      rowGroups = footer.getRowGroups().size();
+    }
+    return new long[] {rows, bytes, rowGroups};
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private static Map<String, String> lowHeap(Map<String, String> props, long dataBytes, int files)
+      throws Exception {
+    Catalog catalog =
+        CatalogUtil.loadCatalog(
+            props.get("catalog-impl"), "bench", props, Ingest.Settings.nioHadoopConf());
+    Map<String, String> out = new LinkedHashMap<>();
+    try (HeapWatch heap = new HeapWatch()) {
+      TableIdentifier id = TableIdentifier.of("bench", "lowheap");
+      Table table = create(catalog, id, RANDOM_SCHEMA);
+      // on disk a row is its payload and a little more: aim at dataBytes in all
+      long rows = Math.max(files, dataBytes / (PAYLOAD_BYTES + 12));
+      build(table, rows, files, RebuildBench::writeRandomFile);
+      requireAgent();
+      table.refresh();
+      long onDisk =
+          Long.parseLong(table.currentSnapshot().summary().get(SnapshotSummary.TOTAL_FILE_SIZE_PROP));
+      long maxHeap = Runtime.getRuntime().maxMemory();
+      long buildPeak = heap.peakUsedBytes();
+
+      System.gc();
+      heap.reset();
+      long before = attribute(id, "Rebuilds", 0L);
+      long failuresBefore = attribute(id, "RebuildFailures", 0L);
+      table.newFastAppend().appendFile(writeRandomFile(table, rows, 1)).commit();
+      String report = null;
+      String error = null;
+      try {
+        report = awaitRebuild(id, before, failuresBefore);
+      } catch (IllegalStateException e) {
+        error = e.getMessage();
+      }
+      long peakUsed = heap.peakUsedBytes();
+      long peakLive = heap.peakLiveBytes();
+
+      long readBack = -1;
+      if (report != null) {
+        table.refresh();
+        readBack = 0;
+        try (CloseableIterable<Record> records = IcebergGenerics.read(table).select("id").build()) {
+          for (Record ignored : records) {
+            readBack++;
+          }
+        }
+      }
+      boolean ok = report != null && readBack == rows + 1;
+      out.put("ok", Boolean.toString(ok));
+      out.put("rows", Long.toString(rows + 1));
+      out.put("readBack", Long.toString(readBack));
+      out.put("files", Integer.toString(files + 1));
+      out.put("dataBytes", Long.toString(onDisk));
+      out.put("maxHeapBytes", Long.toString(maxHeap));
+      out.put("dataToHeap", String.format(Locale.ROOT, "%.2f", (double) onDisk / maxHeap));
+      out.put("buildPeakHeapBytes", Long.toString(buildPeak));
+      out.put("peakHeapBytes", Long.toString(peakUsed));
+      out.put("peakLiveHeapBytes", Long.toString(peakLive));
+      if (report != null) {
+        Map<String, Long> phases = phases(report);
+        out.put("rebuildMs", Long.toString(phases.values().stream().mapToLong(Long::longValue).sum()));
+        out.put("streamMs", Long.toString(phases.getOrDefault("stream", -1L)));
+        out.put("filesAfter", match(FILES, report, 2));
+        out.put("bytesAfter", match(BYTES, report, 2));
+        out.put("report", "\"" + report.replace(' ', '_') + "\"");
+      } else {
+        out.put("error", "\"" + String.valueOf(error).replace(' ', '_') + "\"");
+      }
+      return out;
+    } finally {
+      closeQuietly(catalog);
+    }
+  }
+
+  static DataFile writeRandomFile(Table table, long firstId, int count) throws IOException {
+    GenericAppenderFactory appenders = new GenericAppenderFactory(table.schema(), table.spec());
+    appenders.setAll(table.properties());
+    OutputFileFactory outputs =
+        OutputFileFactory.builderFor(table, 1, System.nanoTime()).format(FileFormat.PARQUET).build();
+    DataWriter<Record> writer =
+        appenders.newDataWriter(outputs.newOutputFile(), FileFormat.PARQUET, (StructLike) null);
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    try (writer) {
+      GenericRecord template = GenericRecord.create(table.schema());
+      for (long id = firstId; id < firstId + count; id++) {
+        byte[] payload = new byte[PAYLOAD_BYTES];
+        random.nextBytes(payload);
+        Record row = template.copy();
+        row.setField("id", id);
+        row.setField("payload", ByteBuffer.wrap(payload));
+        writer.write(row);
+      }
+    }
+    return writer.toDataFile();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  interface FileWriter {
+    DataFile write(Table table, long firstId, int count) throws IOException;
+  }
+
+  private static Table create(Catalog catalog, TableIdentifier id, Schema schema) {
+    if (catalog instanceof SupportsNamespaces
+        && !((SupportsNamespaces) catalog).namespaceExists(id.namespace())) {
+      ((SupportsNamespaces) catalog).createNamespace(id.namespace());
+    }
+    if (catalog.tableExists(id)) {
+      throw new IllegalStateException("table " + id + " exists already: give me a fresh catalog");
+    }
+    return catalog.createTable(id, schema, PartitionSpec.unpartitioned(), Map.of());
+  }
+
+  /** {@code files} single-file commits, {@code rows} rows in all; files written on two threads. */
+  private static void build(Table table, long rows, int files, FileWriter writer) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      List<Future<DataFile>> pending = new ArrayList<>();
+      long first = 0;
+      for (int f = 0; f < files; f++) {
+        long count = rows / files + (f < rows % files ? 1 : 0);
+        long start = first;
+        pending.add(pool.submit(() -> writer.write(table, start, (int) count)));
+        first += count;
+      }
+      for (Future<DataFile> file : pending) {
+        table.newFastAppend().appendFile(file.get()).commit();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private static void requireAgent() throws Exception {
+    if (!server().isRegistered(new ObjectName("dev.floe:type=Agent"))) {
+      throw new IllegalStateException(
+          "no MBean dev.floe:type=Agent: run this with the floe agent attached"
+              + " (-javaagent:floe-agent.jar) and floe.jmx=true");
+    }
+  }
+
+  /** Waits for the table's Rebuilds to pass {@code before}; its LastReport, or throws. */
+  private static String awaitRebuild(TableIdentifier id, long before, long failuresBefore)
+      throws Exception {
+    long deadline = System.nanoTime() + 30L * 60 * 1_000_000_000L;
+    while (System.nanoTime() < deadline) {
+      if (attribute(id, "Rebuilds", 0L) > before) {
+        return String.valueOf(server().getAttribute(name(id), "LastReport"));
+      }
+      if (attribute(id, "RebuildFailures", 0L) > failuresBefore) {
+        throw new IllegalStateException(
+            "the rebuild of " + id + " failed: " + server().getAttribute(name(id), "LastError"));
+      }
+      Thread.sleep(20);
+    }
+    throw new IllegalStateException("no rebuild of " + id + " within 30 minutes");
+  }
+
+  private static long attribute(TableIdentifier id, String attribute, long absent) throws Exception {
+    try {
+      return ((Number) server().getAttribute(name(id), attribute)).longValue();
+    } catch (InstanceNotFoundException e) {
+      return absent;
+    }
+  }
+
+  private static MBeanServer server() {
+    return ManagementFactory.getPlatformMBeanServer();
+  }
+
+  private static ObjectName name(TableIdentifier id) throws Exception {
+    return new ObjectName("dev.floe:type=Table,name=" + id);
+  }
+
+  /** {@code stream=417ms ...} of a report line as phase to milliseconds, in order. */
+  static Map<String, Long> phases(String report) {
+    Map<String, Long> phases = new LinkedHashMap<>();
+    Matcher m = PHASE.matcher(report);
+    while (m.find()) {
+      phases.put(m.group(1), Long.parseLong(m.group(2)));
+    }
+    return phases;
+  }
+
+  private static String match(Pattern pattern, String text, int group) {
+    Matcher m = pattern.matcher(text);
+    return m.find() ? m.group(group) : "-1";
+  }
+
+  private static void closeQuietly(Object closeable) {
+    if (closeable instanceof AutoCloseable) {
+      try {
+        ((AutoCloseable) closeable).close();
+      } catch (Exception e) {
+        // nothing to add
+      }
+    }
+  }
+}
