@@ -19,11 +19,14 @@ import net.bytebuddy.utility.JavaModule;
 /**
  * floe's entry point: {@code -javaagent:floe-agent.jar[=floe.properties]} at start, or attached to a
  * running JVM. It reads and validates the configuration, checks the host's Iceberg, and instruments
- * three methods, each with advice of a line or two that hands off to {@link Hooks}:
+ * four methods, each with advice of a line or two that hands off to {@link Hooks}:
  *
  * <ul>
  *   <li>{@code BaseMetastoreTableOperations.commit(base, metadata)}: every metadata commit (appends,
  *       overwrites, row deltas, expiries, transactions) passes the writer gate and is observed;
+ *   <li>{@code SnapshotProducer.commit()}: a snapshot-producing operation holds the gate from its
+ *       first apply to its last retry, so one that waited through a swap applies itself to the
+ *       swapped table instead of failing once and backing off;
  *   <li>{@code MapDbCatalog.loadTable}, {@code registerTable} and the table builder's {@code
  *       create}: the handles the host holds are tracked;
  *   <li>{@code MapDbCatalog.initialize(name, properties)}: recovery runs for each catalog opened.
@@ -72,7 +75,7 @@ public final class FloeAgent {
       instrument(instrumentation);
       AgentLog.info("floe " + VERSION + " guards Iceberg " + iceberg.version()
           + " (config: " + config.source() + "): instrumented BaseMetastoreTableOperations.commit,"
-          + " MapDbCatalog.loadTable/registerTable/initialize, table builders' create; tables "
+          + " SnapshotProducer.commit, MapDbCatalog.loadTable/registerTable/initialize, table builders' create; tables "
           + (config.settings().tables().isEmpty() ? "all" : config.settings().tables())
           + ", rebuild at " + config.settings().triggerSnapshots() + " snapshots or "
           + config.settings().triggerDataFiles() + " data files or "
@@ -93,6 +96,8 @@ public final class FloeAgent {
         .ignore(nameStartsWith("net.bytebuddy.").or(nameStartsWith("dev.floe.shaded.")))
         .type(named("org.apache.iceberg.BaseMetastoreTableOperations"))
         .transform(advice(CommitAdvice.class, named("commit").and(takesArguments(2)).and(not(isAbstract()))))
+        .type(named("org.apache.iceberg.SnapshotProducer"))
+        .transform(advice(OperationAdvice.class, named("commit").and(takesArguments(0)).and(not(isAbstract()))))
         .type(named("dev.floe.catalog.MapDbCatalog"))
         .transform(advice(LoadTableAdvice.class, named("loadTable").or(named("registerTable")).and(returns(named("org.apache.iceberg.Table")))))
         .transform(advice(CatalogOpenedAdvice.class, named("initialize").and(takesArguments(2)).and(takesArgument(0, String.class))))
@@ -110,7 +115,8 @@ public final class FloeAgent {
   private static final class FailureListener extends AgentBuilder.Listener.Adapter {
     @Override
     public void onError(String typeName, ClassLoader loader, JavaModule module, boolean loaded, Throwable throwable) {
-      if (typeName.startsWith("org.apache.iceberg.BaseMetastoreTableOperations") || typeName.equals("dev.floe.catalog.MapDbCatalog")) {
+      if (typeName.startsWith("org.apache.iceberg.BaseMetastoreTableOperations")
+          || typeName.equals("org.apache.iceberg.SnapshotProducer") || typeName.equals("dev.floe.catalog.MapDbCatalog")) {
         AgentLog.error("floe could not instrument " + typeName + " (" + throwable + "); its commits are not guarded");
       }
     }

@@ -56,6 +56,30 @@ public final class Hooks {
     }
   }
 
+  /**
+   * Before {@code SnapshotProducer.commit()}: like {@link #beforeCommit}, for the whole operation
+   * (its apply and every retry of its commit).
+   */
+  public static long beforeOperation(Object ops) {
+    try {
+      if (!(ops instanceof MapDbTableOperations)) {
+        return 0;
+      }
+      Guard current = guard();
+      long waited = current == null ? -1 : current.beforeOperation(((MapDbTableOperations) ops).identifier());
+      return waited < 0 ? 0 : waited + 1;
+    } catch (Throwable e) {
+      return 0;
+    }
+  }
+
+  /** After {@code SnapshotProducer.commit()}, whatever its outcome. */
+  public static void afterOperation(Object ops, long entered) {
+    if (entered > 0 && ops instanceof MapDbTableOperations) {
+      guard().afterOperation(((MapDbTableOperations) ops).identifier(), entered - 1);
+    }
+  }
+
   /** After {@code BaseMetastoreTableOperations.commit}, whatever its outcome. */
   public static void afterCommit(Object ops, Object metadata, long entered, Throwable thrown) {
     if (entered <= 0 || !(ops instanceof MapDbTableOperations)) {

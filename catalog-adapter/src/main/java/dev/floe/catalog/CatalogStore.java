@@ -250,6 +250,11 @@ final class CatalogStore {
       return count;
     }
 
+    /** Removes one entry of a table's commit log; true if it was there. */
+    boolean removeLogEntry(String tableKey, long sequence) {
+      return commitLog.remove(CatalogKeys.logEntry(tableKey, sequence)) != null;
+    }
+
     /** Moves a table's commit log under a new key, keeping its sequence numbers. */
     void moveLog(String fromKey, String toKey) {
       for (Map.Entry<Long, String> entry : commitLogOf(fromKey).entrySet()) {

@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -197,6 +198,27 @@ public class MapDbCatalog extends BaseMetastoreCatalog
   /** The commit log of a table: sequence number to metadata location, oldest first. */
   public NavigableMap<Long, String> commitLog(TableIdentifier identifier) {
     return store().commitLog(CatalogKeys.table(identifier));
+  }
+
+  /**
+   * Removes entries from a table's commit log (their metadata files were deleted), in one
+   * transaction; returns how many were there.
+   */
+  public int forgetCommits(TableIdentifier identifier, Collection<Long> sequences) {
+    if (sequences.isEmpty()) {
+      return 0;
+    }
+    String key = CatalogKeys.table(identifier);
+    return store()
+        .write(
+            "forget " + sequences.size() + " commits of " + identifier,
+            tx -> {
+              int removed = 0;
+              for (long sequence : sequences) {
+                removed += tx.removeLogEntry(key, sequence) ? 1 : 0;
+              }
+              return removed;
+            });
   }
 
   @Override

@@ -120,7 +120,7 @@ public final class Compactor {
     try {
       Table scratch =
           ScratchTable.create(
-              catalog, base, liveOps, RollingParquetWriter.tableWriteProperties(settings), journal);
+              catalog, base, liveOps, RebuiltTableProperties.of(settings, base.properties()), journal);
       probe.reached(CompactionStep.SCRATCH_CREATED, identifier);
       phases.end("scratch");
 
@@ -156,10 +156,12 @@ public final class Compactor {
       known.addAll(early.appended());
       ManifestFile prewritten = PrewrittenManifest.write(scratch, known, journal);
       probe.reached(CompactionStep.MANIFEST_WRITTEN, identifier);
+      phases.end("catch-up");
 
       // 4b, under the gate: the rest
       gate.enter(identifier);
       gateHeld = true;
+      phases.end("gate-wait");
       TableMetadata current = liveOps.refresh();
       CatchUp.Result late = CatchUp.since(midway, current, live.io());
       if (late.mustRestart()) {
@@ -187,6 +189,7 @@ public final class Compactor {
       probe.reached(CompactionStep.SCRATCH_COMMITTED, identifier);
       phases.end("commit");
 
+      List<String> retiredMetadata = retiredMetadata(catalog, identifier, current);
       ReclaimJob job =
           new ReclaimJob(
               journal.scratch().toString(),
@@ -194,7 +197,7 @@ public final class Compactor {
               clock.instant().plus(settings.reclaimGrace()),
               catalog.metadataLocation(journal.scratch()),
               false,
-              retiredMetadata(catalog, identifier, current));
+              retiredMetadata);
       try {
         catalog.swapTable(
             identifier,
@@ -219,6 +222,10 @@ public final class Compactor {
       probe.reached(CompactionStep.HANDLES_RELOADED, identifier);
 
       int retiredFiles = expandQuietly(catalog, job);
+      if (settings.metadataVersions() > 0) {
+        // after the expansion, which reads them to find every file they reference
+        MetadataHistoryTrim.deleteForgotten(catalog, retiredMetadata, current);
+      }
       probe.reached(CompactionStep.RECLAIM_RECORDED, identifier);
       phases.end("reclaim");
 

@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
@@ -17,6 +18,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
@@ -44,6 +46,8 @@ public final class Guard implements GuardMetricsMBean {
   private final GuardSettings settings;
   private final Clock clock;
   private final WriterGate gate = new WriterGate();
+  /** The gate wait of the operation this thread is in, until its first commit reports it. */
+  private final ThreadLocal<long[]> operationWait = ThreadLocal.withInitial(() -> new long[1]);
   private final HandleRegistry handles;
   private final TableGlobs globs;
   private final TriggerPolicy policy;
@@ -51,6 +55,7 @@ public final class Guard implements GuardMetricsMBean {
   private final ScheduledThreadPoolExecutor worker;
   private final ConcurrentMap<TableIdentifier, TableState> tables = new ConcurrentHashMap<>();
   private final Set<MapDbCatalog> catalogs = Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
+  private final List<ObjectName> registered = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final AtomicLong errors = new AtomicLong();
   private final AtomicLong rebuilds = new AtomicLong();
   private final String jmxSuffix;
@@ -61,6 +66,8 @@ public final class Guard implements GuardMetricsMBean {
     final TableMetrics metrics;
     final AtomicBoolean queued = new AtomicBoolean();
     final AtomicBoolean warnedPartitioned = new AtomicBoolean();
+    final AtomicBoolean trimQueued = new AtomicBoolean();
+    final AtomicInteger commitsSinceTrim = new AtomicInteger();
     volatile Instant lastRebuild;
     volatile long filesAfterRebuild;
 
@@ -102,13 +109,46 @@ public final class Guard implements GuardMetricsMBean {
   /**
    * Called on the host's thread before a commit of {@code table}: takes the table's gate if it is
    * guarded. Returns the nanoseconds waited, or -1 when the table is not guarded (and no gate was
-   * taken).
+   * taken). Inside an operation ({@link #beforeOperation}) the gate is already held; the wait
+   * returned is then the operation's, once.
    */
   public long beforeCommit(TableIdentifier table) {
     if (!guards(table)) {
       return -1;
     }
+    if (gate.isHeldByCurrentThread(table)) {
+      gate.enter(table);
+      long[] waited = operationWait.get();
+      long wait = waited[0];
+      waited[0] = 0;
+      return wait;
+    }
     return gate.enter(table);
+  }
+
+  /**
+   * Called on the host's thread before a whole snapshot-producing operation of {@code table} (an
+   * append's apply and commit, with Iceberg's retries): takes the table's gate if it is guarded, so
+   * an operation that waited while a rebuild swapped the table applies itself to the swapped table,
+   * instead of failing its compare-and-swap and backing off before Iceberg retries it. Returns the
+   * nanoseconds waited, or -1 when no gate was taken; pass it to {@link #afterOperation}.
+   */
+  public long beforeOperation(TableIdentifier table) {
+    if (!guards(table)) {
+      return -1;
+    }
+    long wait = gate.enter(table);
+    operationWait.get()[0] = wait;
+    return wait;
+  }
+
+  /** Releases the gate taken by {@link #beforeOperation} ({@code gateWait >= 0}). */
+  public void afterOperation(TableIdentifier table, long gateWait) {
+    if (gateWait < 0) {
+      return;
+    }
+    operationWait.get()[0] = 0;
+    gate.exit(table);
   }
 
   /**
@@ -129,6 +169,7 @@ public final class Guard implements GuardMetricsMBean {
       TableState state = state(table);
       TableGrowth growth = growthOf(catalog, table, committed);
       state.metrics.committed(growth, gateWait);
+      queueTrim(catalog, table, state);
       String reason = policy.reason(growth, state.lastRebuild, state.filesAfterRebuild, clock.instant());
       if (reason == null) {
         return;
@@ -145,6 +186,26 @@ public final class Guard implements GuardMetricsMBean {
     } catch (RuntimeException e) {
       recordError("observing a commit of " + table, e);
     }
+  }
+
+  /**
+   * Every {@link RebuildSettings#metadataVersions()} commits, deletes on the background thread the
+   * metadata files the table's log has forgotten ({@link MetadataHistoryTrim}).
+   */
+  private void queueTrim(MapDbCatalog catalog, TableIdentifier table, TableState state) {
+    int every = settings.rebuild().metadataVersions();
+    if (every <= 0 || state.commitsSinceTrim.incrementAndGet() < every || !state.trimQueued.compareAndSet(false, true)) {
+      return;
+    }
+    state.commitsSinceTrim.set(0);
+    worker.execute(() -> {
+      state.trimQueued.set(false);
+      try {
+        MetadataHistoryTrim.trim(catalog, table);
+      } catch (RuntimeException e) {
+        recordError("deleting forgotten metadata files of " + table, e);
+      }
+    });
   }
 
   /** Called when the host loads a table handle from a MapDbCatalog: tracked for reload after swaps. */
@@ -194,8 +255,20 @@ public final class Guard implements GuardMetricsMBean {
     return gate;
   }
 
-  /** Stops the background thread after the task at hand; queued rebuilds are dropped. */
+  /**
+   * Stops the background thread after the task at hand (queued rebuilds are dropped) and removes
+   * this guard's MBeans.
+   */
   public void close() {
+    MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+    for (ObjectName name : registered) {
+      try {
+        server.unregisterMBean(name);
+      } catch (Exception e) {
+        // gone already
+      }
+    }
+    registered.clear();
     worker.shutdown();
     worker.getQueue().clear();
     try {
@@ -213,6 +286,8 @@ public final class Guard implements GuardMetricsMBean {
       state.metrics.rebuilt(report);
       state.filesAfterRebuild = report.dataFilesAfter();
       rebuilds.incrementAndGet();
+      // its files are due when the grace window ends: reclaim then, not at the next periodic pass
+      worker.schedule(this::reclaimDue, settings.rebuild().reclaimGrace().toMillis() + 50, TimeUnit.MILLISECONDS);
     } catch (Throwable e) {
       state.metrics.failed(e);
       recordError("rebuilding " + table, e);
@@ -274,6 +349,7 @@ public final class Guard implements GuardMetricsMBean {
       ObjectName objectName = new ObjectName(name);
       if (!server.isRegistered(objectName)) {
         server.registerMBean(new StandardMBean(bean, view), objectName);
+        registered.add(objectName);
       }
     } catch (Exception | LinkageError e) {
       LOG.warn("floe: could not register MBean {}: {}", name, e.toString());

@@ -15,6 +15,10 @@ import java.time.Duration;
  *     the old table just before it (default 10 minutes)
  * @param maxAttempts how many times a rebuild starts again after a non-append commit raced it
  *     (default 3)
+ * @param metadataVersions how many previous metadata files a rebuilt table keeps as the host goes on
+ *     committing ({@code write.metadata.previous-versions-max}, unless the table sets it itself); a
+ *     guard deletes the ones its metadata log forgets ({@link MetadataHistoryTrim}). 0 leaves the
+ *     table's own setting and deletes nothing (default 10)
  */
 public record RebuildSettings(
     int rowGroupRows,
@@ -22,7 +26,8 @@ public record RebuildSettings(
     long targetFileBytes,
     int zstdLevel,
     Duration reclaimGrace,
-    int maxAttempts) {
+    int maxAttempts,
+    int metadataVersions) {
 
   public RebuildSettings {
     require(rowGroupRows > 0, "rowGroupRows must be positive: " + rowGroupRows);
@@ -31,34 +36,40 @@ public record RebuildSettings(
     require(zstdLevel >= 1 && zstdLevel <= 22, "zstdLevel must be 1 to 22: " + zstdLevel);
     require(!reclaimGrace.isNegative(), "reclaimGrace must not be negative: " + reclaimGrace);
     require(maxAttempts > 0, "maxAttempts must be positive: " + maxAttempts);
+    require(metadataVersions >= 0, "metadataVersions must not be negative: " + metadataVersions);
   }
 
   public static RebuildSettings defaults() {
-    return new RebuildSettings(131_072, 64L << 20, 512L << 20, 3, Duration.ofMinutes(10), 3);
+    return new RebuildSettings(131_072, 64L << 20, 512L << 20, 3, Duration.ofMinutes(10), 3, 10);
   }
 
   public RebuildSettings withRowGroupRows(int rows) {
-    return new RebuildSettings(rows, rowGroupMaxBytes, targetFileBytes, zstdLevel, reclaimGrace, maxAttempts);
+    return new RebuildSettings(rows, rowGroupMaxBytes, targetFileBytes, zstdLevel, reclaimGrace, maxAttempts, metadataVersions);
   }
 
   public RebuildSettings withRowGroupMaxBytes(long bytes) {
-    return new RebuildSettings(rowGroupRows, bytes, targetFileBytes, zstdLevel, reclaimGrace, maxAttempts);
+    return new RebuildSettings(rowGroupRows, bytes, targetFileBytes, zstdLevel, reclaimGrace, maxAttempts, metadataVersions);
   }
 
   public RebuildSettings withTargetFileBytes(long bytes) {
-    return new RebuildSettings(rowGroupRows, rowGroupMaxBytes, bytes, zstdLevel, reclaimGrace, maxAttempts);
+    return new RebuildSettings(rowGroupRows, rowGroupMaxBytes, bytes, zstdLevel, reclaimGrace, maxAttempts, metadataVersions);
   }
 
   public RebuildSettings withZstdLevel(int level) {
-    return new RebuildSettings(rowGroupRows, rowGroupMaxBytes, targetFileBytes, level, reclaimGrace, maxAttempts);
+    return new RebuildSettings(rowGroupRows, rowGroupMaxBytes, targetFileBytes, level, reclaimGrace, maxAttempts, metadataVersions);
   }
 
   public RebuildSettings withReclaimGrace(Duration grace) {
-    return new RebuildSettings(rowGroupRows, rowGroupMaxBytes, targetFileBytes, zstdLevel, grace, maxAttempts);
+    return new RebuildSettings(rowGroupRows, rowGroupMaxBytes, targetFileBytes, zstdLevel, grace, maxAttempts, metadataVersions);
   }
 
   public RebuildSettings withMaxAttempts(int attempts) {
-    return new RebuildSettings(rowGroupRows, rowGroupMaxBytes, targetFileBytes, zstdLevel, reclaimGrace, attempts);
+    return new RebuildSettings(rowGroupRows, rowGroupMaxBytes, targetFileBytes, zstdLevel, reclaimGrace, attempts, metadataVersions);
+  }
+
+  public RebuildSettings withMetadataVersions(int versions) {
+    return new RebuildSettings(
+        rowGroupRows, rowGroupMaxBytes, targetFileBytes, zstdLevel, reclaimGrace, maxAttempts, versions);
   }
 
   private static void require(boolean condition, String message) {

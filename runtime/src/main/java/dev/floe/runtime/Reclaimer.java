@@ -143,7 +143,14 @@ public final class Reclaimer {
       return null;
     }
     if (job.rebuilt() != null && !"null".equals(job.rebuilt())) {
-      keep.add(TableMetadataParser.read(io, job.rebuilt()));
+      try {
+        keep.add(TableMetadataParser.read(io, job.rebuilt()));
+      } catch (NotFoundException e) {
+        // the rebuilt table's first metadata file is gone: the table's own metadata history (see
+        // floe.rebuild.metadata-versions) dropped it after newer commits, each of which carried the
+        // rebuilt snapshot forward, so what it referenced is in the live set above unless the host
+        // itself has since removed it
+      }
     }
     return keep.files();
   }

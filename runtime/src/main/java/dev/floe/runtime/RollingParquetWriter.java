@@ -61,14 +61,6 @@ final class RollingParquetWriter {
     }
   }
 
-  /** Write properties a rebuild adds to the table it writes, so later writers keep them. */
-  static Map<String, String> tableWriteProperties(RebuildSettings settings) {
-    Map<String, String> props = new HashMap<>();
-    props.put(TableProperties.PARQUET_COMPRESSION, "zstd");
-    props.put(TableProperties.PARQUET_COMPRESSION_LEVEL, Integer.toString(settings.zstdLevel()));
-    return props;
-  }
-
   /** Writes {@code rows}, dropping those {@code prune} selects. */
   Result write(Iterable<Record> rows, Prune prune) {
     Files files = new Files();
@@ -178,7 +170,7 @@ final class RollingParquetWriter {
   private GenericAppenderFactory appenderFactory() {
     GenericAppenderFactory factory = new GenericAppenderFactory(table.schema(), table.spec());
     factory.setAll(table.properties());
-    factory.setAll(tableWriteProperties(settings));
+    factory.setAll(RebuiltTableProperties.writeProperties(settings));
     return factory;
   }
 

@@ -73,7 +73,7 @@ class CompactorTest {
     assertThat(report.dataFilesAfter()).isEqualTo(1);
     assertThat(report.rows()).isEqualTo(100);
     assertThat(report.rowsPruned()).isZero();
-    assertThat(report.phases()).containsKeys("scratch", "stream", "commit", "swap", "reclaim");
+    assertThat(report.phases()).containsKeys("scratch", "stream", "catch-up", "gate-wait", "commit", "swap", "reclaim");
 
     catalog.close();
     catalog = TestTables.catalog(root);

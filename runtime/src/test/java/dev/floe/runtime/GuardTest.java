@@ -127,4 +127,76 @@ class GuardTest {
     assertThat(guard.metrics(EVENTS).getSnapshots()).isEqualTo(12);
     assertThat(guard.metrics(EVENTS).getRebuilds()).isZero();
   }
+
+  @Test
+  void forgottenMetadataFilesAreDeletedOnTheBackgroundThread() throws Exception {
+    guard.close();
+    guard =
+        new Guard(
+            new GuardSettings(
+                List.of("db.*"), 100, 1000, 16L << 20, Duration.ZERO,
+                RebuildSettings.defaults().withMetadataVersions(3), () -> Prune.NONE, 16, false),
+            java.time.Clock.systemUTC(),
+            ",test=" + System.nanoTime());
+    Table table =
+        catalog.createTable(
+            EVENTS, TestTables.SIMPLE, PartitionSpec.unpartitioned(),
+            java.util.Map.of(org.apache.iceberg.TableProperties.METADATA_PREVIOUS_VERSIONS_MAX, "2"));
+    for (int i = 0; i < 5; i++) {
+      guardedAppend(table, i * 2L);
+    }
+    guard.awaitIdle(Duration.ofMinutes(1));
+    // the 3rd commit queued a trim: of create + 3 appends, the log of 2 forgot the first
+    assertThat(catalog.commitLog(EVENTS)).hasSize(5);
+
+    guardedAppend(table, 100);
+    guard.awaitIdle(Duration.ofMinutes(1));
+
+    // the 6th: only the current file and the 2 the log lists are left, on disk and in the log
+    assertThat(catalog.commitLog(EVENTS)).hasSize(3);
+    long onDisk =
+        TestTables.filesOnDisk(root).stream().filter(f -> f.endsWith(".metadata.json")).count();
+    assertThat(onDisk).isEqualTo(3);
+    assertThat(TestTables.read(catalog.loadTableUncached(EVENTS))).hasSize(12);
+  }
+
+  /** What the agent's advice does around {@code SnapshotProducer.commit()} (and ops.commit inside). */
+  private void guardedOperation(Table table, Runnable operation) {
+    long wait = guard.beforeOperation(EVENTS);
+    try {
+      guardedCommit(table, operation);
+    } finally {
+      guard.afterOperation(EVENTS, wait);
+    }
+  }
+
+  @Test
+  void anOperationWaitingAtTheGateDuringARebuildLandsOnTheRebuiltTable() throws Exception {
+    // no retries: a commit whose compare-and-swap failed would throw instead of retrying
+    Table table =
+        catalog.createTable(
+            EVENTS, TestTables.SIMPLE, PartitionSpec.unpartitioned(),
+            java.util.Map.of(org.apache.iceberg.TableProperties.COMMIT_NUM_RETRIES, "0"));
+    for (int i = 0; i < 3; i++) {
+      guardedAppend(table, i * 2L);
+    }
+    org.apache.iceberg.DataFile file = TestTables.writeFile(table, TestTables.simpleRows(100, 2));
+    guard.gate().enter(EVENTS); // a rebuild about to swap holds the gate
+    var waiting =
+        java.util.concurrent.CompletableFuture.runAsync(
+            () -> guardedOperation(table, () -> table.newFastAppend().appendFile(file).commit()));
+    Thread.sleep(200);
+    assertThat(waiting).isNotDone();
+    new Compactor(
+            RebuildSettings.defaults(), guard.gate(), new HandleRegistry(0), CompactionProbe.NONE,
+            java.time.Clock.systemUTC())
+        .compactTable(catalog, EVENTS, Prune.NONE);
+    guard.gate().exit(EVENTS);
+
+    waiting.get(1, java.util.concurrent.TimeUnit.MINUTES);
+    Table live = catalog.loadTableUncached(EVENTS);
+    assertThat(live.snapshots()).hasSize(2);
+    assertThat(TestTables.read(live)).extracting(r -> r.getField("id")).containsExactlyInAnyOrder(0L, 1L, 2L, 3L, 4L, 5L, 100L, 101L);
+    assertThat(guard.metrics(EVENTS).getGateWaitP99Millis()).isGreaterThanOrEqualTo(150);
+  }
 }

@@ -25,8 +25,11 @@ import javax.management.openmbean.CompositeData;
  *       MemoryMXBean.getHeapMemoryUsage()} every 10 ms. This includes garbage not yet collected,
  *       so it mostly says how far the collector let the heap fill.
  *   <li>{@link #peakLiveBytes()}: the most heap still in use right after a garbage collection, from
- *       the collectors' notifications ({@code GcInfo.getMemoryUsageAfterGc()}, heap pools summed):
- *       the live data the program really held; 0 if no collection ran.
+ *       the collectors' notifications ({@code GcInfo.getMemoryUsageAfterGc()}, heap pools summed);
+ *       0 if no collection ran. A young collection leaves old-generation garbage in place, so this
+ *       is an upper bound of the live data, and depends on when the collector chose to run.
+ *   <li>{@link #probedLiveBytes()}: the most heap in use right after a full collection the caller
+ *       asked for ({@link #probeLive()}): the live data at those moments.
  * </ul>
  */
 final class HeapWatch implements AutoCloseable {
@@ -36,6 +39,7 @@ final class HeapWatch implements AutoCloseable {
   private final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
   private final AtomicLong peakUsed = new AtomicLong();
   private final AtomicLong peakLive = new AtomicLong();
+  private final AtomicLong probedLive = new AtomicLong();
   private final Set<String> heapPools = new HashSet<>();
   private final List<NotificationEmitter> emitters = new ArrayList<>();
   private final NotificationListener listener = this::onGc;
@@ -86,6 +90,22 @@ final class HeapWatch implements AutoCloseable {
 
   long peakLiveBytes() {
     return peakLive.get();
+  }
+
+  /**
+   * Runs a full collection ({@code System.gc()}) and notes the heap still in use: the live data at
+   * this moment, garbage of every generation gone. Returns it.
+   */
+  long probeLive() {
+    System.gc();
+    long used = memory.getHeapMemoryUsage().getUsed();
+    probedLive.accumulateAndGet(used, Math::max);
+    return used;
+  }
+
+  /** The most heap in use after any {@link #probeLive()}; 0 if none ran. */
+  long probedLiveBytes() {
+    return probedLive.get();
   }
 
   private void sample() {

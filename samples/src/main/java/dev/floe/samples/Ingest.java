@@ -113,6 +113,11 @@ public final class Ingest {
           "                           else rewrote the table); <commits> stays the upper bound",
           "  -Dingest.pause-ms=MS     sleep MS milliseconds between a thread's commits (default 0:",
           "                           commit back to back)",
+          "  -Dingest.heap-probe-every=K",
+          "                           after every K-th commit (and at the end) run a full collection",
+          "                           (System.gc()) and note the heap still in use: liveHeapBytes is the",
+          "                           most seen, the program's live data (default 0: never; the",
+          "                           collections happen between commits, outside their latency)",
           "",
           "A relative local 'warehouse' or 'uri' is resolved against the working directory.",
           "",
@@ -120,6 +125,7 @@ public final class Ingest {
           "  RESULT commits= threads= rowsPerCommit= snapshots= metadataBytes= liveMetadataBytes=",
           "         dataFiles= rows= distinctIds= p50Ms= p99Ms= firstP50Ms= firstP99Ms= lastP50Ms=",
           "         lastP99Ms= elapsedMs= maintenanceMs= scanMs= peakHeapBytes= peakLiveHeapBytes=",
+          "         liveHeapBytes=",
           "         historyCollapses= firstCollapseAt= handles= mode=",
           "snapshots, metadataBytes (files under the table's metadata/ directory) and dataFiles are read",
           "from a freshly loaded table; liveMetadataBytes counts only the metadata files that table still",
@@ -130,7 +136,9 @@ public final class Ingest {
           "time of the read-back, a full scan of every column of the fresh table, planning included;",
           "peakHeapBytes the most used heap seen by a sampler every 10 ms over the whole run (garbage",
           "included); peakLiveHeapBytes the most heap in use right after a garbage collection (the live",
-          "data; 0 if none ran); firstCollapseAt the commit after which the first collapse was seen (0:",
+          "data, though young collections leave old garbage in place; 0 if none ran); liveHeapBytes",
+          "the most heap in use after a probe's full collection (-1 without -Dingest.heap-probe-every);",
+          "firstCollapseAt the commit after which the first collapse was seen (0:",
           "none);",
           "historyCollapses counts commits after which a handle held fewer snapshots than after its",
           "previous commit (the table was rewritten by someone else); handles is how many table handles",
@@ -276,6 +284,9 @@ public final class Ingest {
                       if (handle.collapses > 0 && firstCollapseAt.get() == 0) {
                         firstCollapseAt.compareAndSet(0, seq + 1);
                       }
+                      if (settings.heapProbeEvery > 0 && (seq + 1) % settings.heapProbeEvery == 0) {
+                        heap.probeLive();
+                      }
                       if (series != null) {
                         long metadata = -1;
                         if ((seq + 1) % settings.seriesEvery == 0) {
@@ -352,8 +363,12 @@ public final class Ingest {
       } else {
         result.dataFiles = summaryLong(fresh.currentSnapshot(), SnapshotSummary.TOTAL_DATA_FILES_PROP);
       }
+      if (settings.heapProbeEvery > 0) {
+        heap.probeLive();
+      }
       result.peakHeapBytes = heap.peakUsedBytes();
       result.peakLiveHeapBytes = heap.peakLiveBytes();
+      result.liveHeapBytes = settings.heapProbeEvery > 0 ? heap.probedLiveBytes() : -1;
       result.liveMetadataBytes = liveMetadataBytes(fresh);
       return result;
     } finally {
@@ -746,6 +761,7 @@ public final class Ingest {
     long scanMs = -1;
     long peakHeapBytes;
     long peakLiveHeapBytes;
+    long liveHeapBytes = -1;
     int historyCollapses;
     int firstCollapseAt;
     int handles;
@@ -772,6 +788,7 @@ public final class Ingest {
       values.put("scanMs", scanMs < 0 ? "skipped" : Long.toString(scanMs));
       values.put("peakHeapBytes", Long.toString(peakHeapBytes));
       values.put("peakLiveHeapBytes", Long.toString(peakLiveHeapBytes));
+      values.put("liveHeapBytes", Long.toString(liveHeapBytes));
       values.put("historyCollapses", Integer.toString(historyCollapses));
       values.put("firstCollapseAt", Integer.toString(firstCollapseAt));
       values.put("handles", Integer.toString(handles));
@@ -823,6 +840,7 @@ public final class Ingest {
     int seriesEvery = 50;
     int stopAfterCollapse = -1;
     long pauseMillis;
+    int heapProbeEvery;
 
     /** The Hadoop configuration handed to the catalog, or null to let it choose. */
     Object hadoopConf() {
@@ -899,6 +917,7 @@ public final class Ingest {
       s.seriesEvery = (int) option("ingest.series-every", 50, 1);
       s.stopAfterCollapse = (int) option("ingest.stop-after-collapse", -1, 0);
       s.pauseMillis = option("ingest.pause-ms", 0, 0);
+      s.heapProbeEvery = (int) option("ingest.heap-probe-every", 0, 0);
       String series = System.getProperty("ingest.series-csv", "").trim();
       s.seriesCsv = series.isEmpty() ? null : Paths.get(series).toAbsolutePath().normalize();
       return s;

@@ -1,0 +1,99 @@
+package dev.floe.runtime;
+
+import dev.floe.catalog.MapDbCatalog;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Set;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableMetadataParser;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.NotFoundException;
+
+/**
+ * Deletes the metadata files of a guarded table that its metadata log no longer lists, on floe's
+ * background thread.
+ *
+ * <p>Every commit writes a new metadata file holding every snapshot since the last rebuild, so
+ * between two rebuilds these files are most of a fast-append table's metadata bytes. Iceberg keeps
+ * the newest {@code write.metadata.previous-versions-max} in its metadata log (a rebuilt table gets
+ * {@link RebuildSettings#metadataVersions()}) and forgets the rest, leaving them on disk unless
+ * {@code write.metadata.delete-after-commit.enabled} makes the committing thread delete them, which
+ * costs every host commit a wait (HadoopFileIO deletes through a pool and polls for the result).
+ * floe deletes them here instead, off the host's thread, by reference: the candidates are the
+ * table's commit log in the catalog, older than its current entry; the current file and every file
+ * its metadata log lists stay. Deleted entries leave the commit log, which keeps it short too.
+ */
+final class MetadataHistoryTrim {
+  private MetadataHistoryTrim() {}
+
+  /**
+   * Right after a rebuild's swap: deletes those of the old table's metadata files that its last
+   * metadata ({@code last}) no longer listed. They are in the swap's reclaim job too (so a crash
+   * before this leaks nothing), which has been expanded through them already; deleting them now keeps them from waiting out the grace window, as
+   * the trims queued behind the rebuild on the background thread would have. Returns how many.
+   */
+  static int deleteForgotten(MapDbCatalog catalog, List<String> retiredMetadata, TableMetadata last) {
+    Set<String> listed = listed(last);
+    int deleted = 0;
+    for (String file : retiredMetadata) {
+      if (!listed.contains(file)) {
+        deleteQuietly(catalog, file);
+        deleted += 1;
+      }
+    }
+    return deleted;
+  }
+
+  private static Set<String> listed(TableMetadata metadata) {
+    Set<String> listed = new HashSet<>();
+    listed.add(metadata.metadataFileLocation());
+    metadata.previousFiles().forEach(entry -> listed.add(entry.file()));
+    return listed;
+  }
+
+  private static void deleteQuietly(MapDbCatalog catalog, String file) {
+    try {
+      catalog.io().deleteFile(file);
+    } catch (NotFoundException e) {
+      // deleted already (by Iceberg's own delete-after-commit, say)
+    }
+  }
+
+  /** Trims {@code table}; returns how many metadata files were deleted (or were gone already). */
+  static int trim(MapDbCatalog catalog, TableIdentifier table) {
+    String current = catalog.metadataLocation(table);
+    if (current == null) {
+      return 0;
+    }
+    NavigableMap<Long, String> log = catalog.commitLog(table);
+    Long currentSequence = null;
+    for (Map.Entry<Long, String> entry : log.descendingMap().entrySet()) {
+      if (entry.getValue().equals(current)) {
+        currentSequence = entry.getKey();
+        break;
+      }
+    }
+    if (currentSequence == null) {
+      return 0; // the log does not know the current file (a commit is landing): next time
+    }
+    TableMetadata metadata;
+    try {
+      metadata = TableMetadataParser.read(catalog.io(), current);
+    } catch (NotFoundException e) {
+      return 0; // swapped or dropped meanwhile
+    }
+    Set<String> listed = listed(metadata);
+    List<Long> forget = new ArrayList<>();
+    for (Map.Entry<Long, String> entry : log.headMap(currentSequence, false).entrySet()) {
+      if (!listed.contains(entry.getValue())) {
+        deleteQuietly(catalog, entry.getValue());
+        forget.add(entry.getKey());
+      }
+    }
+    catalog.forgetCommits(table, forget);
+    return forget.size();
+  }
+}
