@@ -65,12 +65,28 @@ public final class AgentConfig {
   private final GuardSettings settings;
   private final List<String> warnings;
   private final String source;
+  private final Map<String, String> values;
 
-  private AgentConfig(boolean enabled, GuardSettings settings, List<String> warnings, String source) {
+  private AgentConfig(
+      boolean enabled, GuardSettings settings, List<String> warnings, String source, Map<String, String> values) {
     this.enabled = enabled;
     this.settings = settings;
     this.warnings = warnings;
     this.source = source;
+    this.values = Map.copyOf(values);
+  }
+
+  /** The keys given (file and system properties), as read: what each class loader's guard parses again. */
+  Map<String, String> values() {
+    return values;
+  }
+
+  /**
+   * Parses values read before ({@link #values()}), looking up the prune class in {@code pruneLoader}:
+   * what a class loader's guard does with the configuration the agent read at start.
+   */
+  static AgentConfig parse(Map<String, String> values, String source, ClassLoader pruneLoader) throws ConfigException {
+    return parse(new LinkedHashMap<>(values), new ArrayList<>(), source, pruneLoader);
   }
 
   boolean enabled() {
@@ -95,7 +111,8 @@ public final class AgentConfig {
    * Reads the file named by {@code agentArgs} (or {@code -Dfloe.config}), then the {@code floe.*}
    * system properties over it.
    *
-   * @param pruneLoader where a prune class is looked up
+   * @param pruneLoader where a prune class is looked up; null: not yet (the prune class is then
+   *     checked by each class loader's guard, in that loader)
    */
   public static AgentConfig load(String agentArgs, Properties system, ClassLoader pruneLoader) throws ConfigException {
     Map<String, String> values = new LinkedHashMap<>();
@@ -179,21 +196,26 @@ public final class AgentConfig {
         new RebuildSettings(rowGroupRows, rowGroupMaxBytes, targetFileBytes, (int) zstd, grace, 3, metadataVersions);
     GuardSettings settings =
         new GuardSettings(tables, snapshots, dataFiles, metadataBytes, minInterval, rebuild, prune, handles, jmx);
-    return new AgentConfig(enabled, settings, warnings, source);
+    return new AgentConfig(enabled, settings, warnings, source, values);
   }
 
   private static Supplier<Prune> pruneSupplier(Values v, ClassLoader loader) throws ConfigException {
     String name = v.raw("floe.rebuild.prune-class").trim();
-    if (name.isEmpty()) {
+    if (name.isEmpty() || loader == null) {
       return () -> Prune.NONE;
     }
     Class<?> type;
     try {
       type = Class.forName(name, false, loader);
-    } catch (ClassNotFoundException | LinkageError e) {
+    } catch (ClassNotFoundException e) {
       throw new ConfigException(
           "floe.rebuild.prune-class is '" + name + "', and no such class is on the host's class path;"
               + " expected " + KEYS.get("floe.rebuild.prune-class")[1]);
+    } catch (LinkageError e) {
+      throw new ConfigException(
+          "floe.rebuild.prune-class is '" + name + "', which cannot be loaded (" + e + "); a prune class"
+              + " implements " + Prune.class.getName() + ", so the host needs floe-runtime.jar on its class"
+              + " path next to it");
     }
     if (!Prune.class.isAssignableFrom(type)) {
       throw new ConfigException(

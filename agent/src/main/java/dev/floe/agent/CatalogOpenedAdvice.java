@@ -1,5 +1,6 @@
 package dev.floe.agent;
 
+import dev.floe.bootstrap.FloeBridge;
 import net.bytebuddy.asm.Advice;
 
 /** After {@code MapDbCatalog.initialize(name, properties)}: recovery for that catalog. */
@@ -8,6 +9,6 @@ final class CatalogOpenedAdvice {
 
   @Advice.OnMethodExit(suppress = Throwable.class)
   static void exit(@Advice.This Object catalog) {
-    Hooks.catalogOpened(catalog);
+    FloeBridge.catalogOpened(catalog);
   }
 }

@@ -1,5 +1,6 @@
 package dev.floe.agent;
 
+import dev.floe.bootstrap.FloeBridge;
 import net.bytebuddy.asm.Advice;
 
 /** Around {@code BaseMetastoreTableOperations.commit(base, metadata)}: the single-writer gate. */
@@ -8,7 +9,7 @@ final class CommitAdvice {
 
   @Advice.OnMethodEnter(suppress = Throwable.class)
   static long enter(@Advice.This Object ops) {
-    return Hooks.beforeCommit(ops);
+    return FloeBridge.beforeCommit(ops);
   }
 
   @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
@@ -17,6 +18,6 @@ final class CommitAdvice {
       @Advice.Argument(1) Object metadata,
       @Advice.Enter long entered,
       @Advice.Thrown Throwable thrown) {
-    Hooks.afterCommit(ops, metadata, entered, thrown);
+    FloeBridge.afterCommit(ops, metadata, entered, thrown);
   }
 }

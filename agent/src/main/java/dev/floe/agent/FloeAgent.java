@@ -9,6 +9,7 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 import java.lang.instrument.Instrumentation;
+import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
@@ -19,7 +20,7 @@ import net.bytebuddy.utility.JavaModule;
 /**
  * floe's entry point: {@code -javaagent:floe-agent.jar[=floe.properties]} at start, or attached to a
  * running JVM. It reads and validates the configuration, checks the host's Iceberg, and instruments
- * four methods, each with advice of a line or two that hands off to {@link Hooks}:
+ * four methods, each with advice of a line or two that hands off to {@link dev.floe.bootstrap.FloeBridge}:
  *
  * <ul>
  *   <li>{@code BaseMetastoreTableOperations.commit(base, metadata)}: every metadata commit (appends,
@@ -40,40 +41,35 @@ public final class FloeAgent {
 
   private FloeAgent() {}
 
-  public static void premain(String args, Instrumentation instrumentation) {
-    start(args, instrumentation);
-  }
-
-  public static void agentmain(String args, Instrumentation instrumentation) {
-    start(args, instrumentation);
-  }
-
-  static void start(String args, Instrumentation instrumentation) {
+  /** Called by {@link dev.floe.agent.boot.AgentBoot} in the agent's own class loader. */
+  public static void start(String args, Instrumentation instrumentation, Path agentJar) {
     if (!STARTED.compareAndSet(false, true)) {
       AgentLog.warn("floe is already running in this JVM; the second start is ignored");
       return;
     }
     try {
-      AgentConfig config = AgentConfig.load(args, System.getProperties(), ClassLoader.getSystemClassLoader());
+      ClassLoader system = ClassLoader.getSystemClassLoader();
+      IcebergSupport iceberg = IcebergSupport.detect(system);
+      // the prune class is checked here when the system class loader has Iceberg, else by each
+      // class loader's guard in that loader
+      AgentConfig config = AgentConfig.load(args, System.getProperties(), iceberg.present() ? system : null);
       config.warnings().forEach(AgentLog::warn);
       if (!config.enabled()) {
         AgentLog.info("floe " + VERSION + " is disabled (floe.enabled=false); the host runs unguarded");
         return;
       }
-      IcebergSupport iceberg = IcebergSupport.detect(ClassLoader.getSystemClassLoader());
-      if (!iceberg.present()) {
-        AgentLog.warn("floe " + VERSION + " steps aside: no Iceberg on the class path ("
-            + IcebergSupport.COMMIT_CLASS + " not found); the host runs unguarded");
-        return;
-      }
-      String unsupported = iceberg.unsupportedReason();
+      String unsupported = iceberg.present() ? iceberg.unsupportedReason() : null;
       if (unsupported != null) {
         AgentLog.warn("floe " + VERSION + " steps aside: " + unsupported + "; the host runs unguarded");
         return;
       }
-      Hooks.install(config.settings());
+      BridgeInjection.intoBootstrap(instrumentation, FloeAgent.class.getClassLoader());
+      BridgeInstall.install(agentJar, config.values(), config.source());
       instrument(instrumentation);
-      AgentLog.info("floe " + VERSION + " guards Iceberg " + iceberg.version()
+      String what = iceberg.present()
+          ? "guards Iceberg " + iceberg.version()
+          : "is ready: no Iceberg on the system class path, so it guards Iceberg in each class loader that loads it";
+      AgentLog.info("floe " + VERSION + " " + what
           + " (config: " + config.source() + "): instrumented BaseMetastoreTableOperations.commit,"
           + " SnapshotProducer.commit, MapDbCatalog.loadTable/registerTable/initialize, table builders' create; tables "
           + (config.settings().tables().isEmpty() ? "all" : config.settings().tables())
@@ -84,6 +80,9 @@ public final class FloeAgent {
       AgentLog.error("floe " + VERSION + " stays off: " + e.getMessage() + ". The host runs unguarded.");
     } catch (Throwable e) {
       AgentLog.error("floe " + VERSION + " could not start (" + e + "); the host runs unguarded");
+      if (Boolean.getBoolean("floe.internal.trace")) {
+        e.printStackTrace();
+      }
     }
   }
 

@@ -1,36 +1,63 @@
 package dev.floe.agent;
 
+import dev.floe.bootstrap.FloeBridge;
 import dev.floe.catalog.MapDbCatalog;
 import dev.floe.catalog.MapDbTableOperations;
 import dev.floe.runtime.Guard;
 import dev.floe.runtime.GuardSettings;
+import java.time.Clock;
+import java.util.Map;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 
 /**
- * The one place the advice calls: plain static methods that take {@code Object}s, check what
- * they were given, and hand off to the runtime's {@link Guard}. The guard is created on first use,
- * on the host's first commit or catalog, so nothing of the host (its logging, its Iceberg) is
- * touched while the JVM starts.
+ * One class loader's guard, behind the bridge: {@link LoaderGuards} creates one per class loader
+ * that defines {@code MapDbTableOperations}, in an {@link dev.floe.agent.boot.IsolatingLoader} over
+ * that loader, so this class and the runtime it calls link against that loader's Iceberg and
+ * catalog. It checks what it is handed and hands off to the runtime's {@link Guard}, which is
+ * created on first use (the host's first commit or catalog), so nothing of the host (its logging,
+ * its Iceberg) is touched before the host touches it.
+ *
+ * <p>When this loader's Iceberg is a version floe does not support, or the configured prune class
+ * is not usable here, one line says so and every method does nothing.
  */
-public final class Hooks {
-  private static volatile GuardSettings settings;
-  private static volatile Guard guard;
+public final class Hooks implements FloeBridge.Dispatcher {
+  private final GuardSettings settings;
+  private final String jmxSuffix;
+  private volatile Guard guard;
 
-  private Hooks() {}
-
-  static void install(GuardSettings configured) {
-    settings = configured;
+  /** Called reflectively by {@link LoaderGuards}, with JDK types only. */
+  public Hooks(Map<String, String> config, String source, String jmxSuffix, String loaderName) {
+    this.jmxSuffix = jmxSuffix;
+    this.settings = settingsFor(config, source, loaderName);
   }
 
-  static Guard guard() {
+  private static GuardSettings settingsFor(Map<String, String> config, String source, String loaderName) {
+    ClassLoader here = Hooks.class.getClassLoader();
+    IcebergSupport iceberg = IcebergSupport.detect(here);
+    String unsupported = iceberg.unsupportedReason();
+    if (unsupported != null) {
+      AgentLog.warn("floe " + FloeAgent.VERSION + " does not guard the Iceberg of " + loaderName + ": "
+          + unsupported + "; its commits go on unguarded");
+      return null;
+    }
+    try {
+      return AgentConfig.parse(config, source, here).settings();
+    } catch (ConfigException e) {
+      AgentLog.error("floe " + FloeAgent.VERSION + " does not guard the Iceberg of " + loaderName + ": "
+          + e.getMessage() + ". Its commits go on unguarded.");
+      return null;
+    }
+  }
+
+  Guard guard() {
     Guard current = guard;
     if (current == null && settings != null) {
-      synchronized (Hooks.class) {
+      synchronized (this) {
         current = guard;
         if (current == null) {
-          current = new Guard(settings);
+          current = new Guard(settings, Clock.systemUTC(), jmxSuffix);
           guard = current;
         }
       }
@@ -38,50 +65,18 @@ public final class Hooks {
     return current;
   }
 
-  /**
-   * Before {@code BaseMetastoreTableOperations.commit}: 0 when no gate was taken (not guarded, or
-   * anything failed), else 1 + the nanoseconds waited. 0 is also what suppressed advice returns,
-   * so a failure here can never make the exit advice release a gate it does not hold.
-   */
-  public static long beforeCommit(Object ops) {
-    try {
-      if (!(ops instanceof MapDbTableOperations)) {
-        return 0;
-      }
-      Guard current = guard();
-      long waited = current == null ? -1 : current.beforeCommit(((MapDbTableOperations) ops).identifier());
-      return waited < 0 ? 0 : waited + 1;
-    } catch (Throwable e) {
+  @Override
+  public long beforeCommit(Object ops) {
+    if (!(ops instanceof MapDbTableOperations)) {
       return 0;
     }
+    Guard current = guard();
+    long waited = current == null ? -1 : current.beforeCommit(((MapDbTableOperations) ops).identifier());
+    return waited < 0 ? 0 : waited + 1;
   }
 
-  /**
-   * Before {@code SnapshotProducer.commit()}: like {@link #beforeCommit}, for the whole operation
-   * (its apply and every retry of its commit).
-   */
-  public static long beforeOperation(Object ops) {
-    try {
-      if (!(ops instanceof MapDbTableOperations)) {
-        return 0;
-      }
-      Guard current = guard();
-      long waited = current == null ? -1 : current.beforeOperation(((MapDbTableOperations) ops).identifier());
-      return waited < 0 ? 0 : waited + 1;
-    } catch (Throwable e) {
-      return 0;
-    }
-  }
-
-  /** After {@code SnapshotProducer.commit()}, whatever its outcome. */
-  public static void afterOperation(Object ops, long entered) {
-    if (entered > 0 && ops instanceof MapDbTableOperations) {
-      guard().afterOperation(((MapDbTableOperations) ops).identifier(), entered - 1);
-    }
-  }
-
-  /** After {@code BaseMetastoreTableOperations.commit}, whatever its outcome. */
-  public static void afterCommit(Object ops, Object metadata, long entered, Throwable thrown) {
+  @Override
+  public void afterCommit(Object ops, Object metadata, long entered, Throwable thrown) {
     if (entered <= 0 || !(ops instanceof MapDbTableOperations)) {
       return;
     }
@@ -90,8 +85,25 @@ public final class Hooks {
     guard().afterCommit(mapDbOps.catalog(), mapDbOps.identifier(), committed, thrown == null, entered - 1);
   }
 
-  /** After a MapDbCatalog hands the host a table (load, create, register): track the handle. */
-  public static void tableLoaded(Object table) {
+  @Override
+  public long beforeOperation(Object ops) {
+    if (!(ops instanceof MapDbTableOperations)) {
+      return 0;
+    }
+    Guard current = guard();
+    long waited = current == null ? -1 : current.beforeOperation(((MapDbTableOperations) ops).identifier());
+    return waited < 0 ? 0 : waited + 1;
+  }
+
+  @Override
+  public void afterOperation(Object ops, long entered) {
+    if (entered > 0 && ops instanceof MapDbTableOperations) {
+      guard().afterOperation(((MapDbTableOperations) ops).identifier(), entered - 1);
+    }
+  }
+
+  @Override
+  public void tableLoaded(Object table) {
     if (table instanceof HasTableOperations
         && ((HasTableOperations) table).operations() instanceof MapDbTableOperations) {
       Guard current = guard();
@@ -102,8 +114,8 @@ public final class Hooks {
     }
   }
 
-  /** After {@code MapDbCatalog.initialize}. */
-  public static void catalogOpened(Object catalog) {
+  @Override
+  public void catalogOpened(Object catalog) {
     Guard current = guard();
     if (current != null && catalog instanceof MapDbCatalog) {
       current.catalogOpened((MapDbCatalog) catalog);

@@ -1,5 +1,6 @@
 package dev.floe.agent;
 
+import dev.floe.bootstrap.FloeBridge;
 import net.bytebuddy.asm.Advice;
 
 /**
@@ -11,6 +12,6 @@ final class LoadTableAdvice {
 
   @Advice.OnMethodExit(suppress = Throwable.class)
   static void exit(@Advice.Return Object table) {
-    Hooks.tableLoaded(table);
+    FloeBridge.tableLoaded(table);
   }
 }

@@ -1,5 +1,6 @@
 package dev.floe.agent;
 
+import dev.floe.bootstrap.FloeBridge;
 import net.bytebuddy.asm.Advice;
 
 /**
@@ -12,11 +13,11 @@ final class OperationAdvice {
 
   @Advice.OnMethodEnter(suppress = Throwable.class)
   static long enter(@Advice.FieldValue("ops") Object ops) {
-    return Hooks.beforeOperation(ops);
+    return FloeBridge.beforeOperation(ops);
   }
 
   @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
   static void exit(@Advice.FieldValue("ops") Object ops, @Advice.Enter long entered) {
-    Hooks.afterOperation(ops, entered);
+    FloeBridge.afterOperation(ops, entered);
   }
 }

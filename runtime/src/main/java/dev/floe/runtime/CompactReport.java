@@ -20,7 +20,8 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * @param phases time spent per phase, in order
  * @param attempts how many times the rebuild started (more than one when a non-append raced it)
  * @param reclaimJob the id of the reclaim job recorded with the swap
- * @param retiredFiles how many files that job will delete after the grace window
+ * @param retiredFiles how many files that job will delete after the grace window; -1 until they
+ *     are listed, right after the swap
  * @param handlesReloaded tracked host handles refreshed after the swap
  */
 public record CompactReport(
@@ -44,18 +45,28 @@ public record CompactReport(
     phases = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(phases));
   }
 
+  /** This report once the reclaim job's files are listed, with the phases up to then. */
+  CompactReport listed(int files, Map<String, Duration> allPhases) {
+    return new CompactReport(
+        table, snapshotsBefore, dataFilesBefore, dataFilesAfter, rows, rowsPruned, carriedFiles,
+        carriedRows, bytesBefore, bytesAfter, allPhases, attempts, reclaimJob, files, handlesReloaded);
+  }
+
   /** The whole report on one line, for the log. */
   public String summary() {
+    String retired =
+        retiredFiles < 0
+            ? "retires the old table's files"
+            : "retires " + retiredFiles + " files";
     String timing =
         phases.entrySet().stream()
             .map(e -> e.getKey() + "=" + e.getValue().toMillis() + "ms")
             .collect(Collectors.joining(" "));
     return String.format(
         "rebuilt %s: %d snapshots -> 1, data files %d -> %d, rows %d (pruned %d, carried %d in %d"
-            + " files), bytes %d -> %d, attempts %d, %s, reclaim job %s retires %d files after the"
-            + " grace window, %d handles reloaded",
+            + " files), bytes %d -> %d, attempts %d, %s, reclaim job %s %s after the grace window,"
+            + " %d handles reloaded",
         table, snapshotsBefore, dataFilesBefore, dataFilesAfter, rows, rowsPruned, carriedRows,
-        carriedFiles, bytesBefore, bytesAfter, attempts, timing, reclaimJob, retiredFiles,
-        handlesReloaded);
+        carriedFiles, bytesBefore, bytesAfter, attempts, timing, reclaimJob, retired, handlesReloaded);
   }
 }

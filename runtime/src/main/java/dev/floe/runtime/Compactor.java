@@ -87,7 +87,7 @@ public final class Compactor {
     for (int attempt = 1; attempt <= settings.maxAttempts(); attempt++) {
       CompactReport report = attempt(catalog, identifier, prune, attempt);
       if (report != null) {
-        LOG.info("floe: {}", report.summary());
+        LOG.debug("floe: {}", report.summary());
         return report;
       }
     }
@@ -221,6 +221,27 @@ public final class Compactor {
       int reloaded = handles.reload(identifier);
       probe.reached(CompactionStep.HANDLES_RELOADED, identifier);
 
+      CompactReport swappedIn =
+          new CompactReport(
+              identifier,
+              base.snapshots().size(),
+              before.dataFiles(),
+              files.size(),
+              written.rowsOut(),
+              written.rowsIn() - written.rowsOut(),
+              caughtUp.appended().size(),
+              caughtUp.appendedRows(),
+              before.bytes(),
+              written.bytes() + caughtUp.appended().stream().mapToLong(DataFile::fileSizeInBytes).sum(),
+              phases.all(),
+              attempt,
+              job.id(),
+              -1,
+              reloaded);
+      // the rebuild is done and live: say so now, before the retired files are listed (a host may
+      // exit at any moment from here on)
+      LOG.info("floe: {}", swappedIn.summary());
+
       int retiredFiles = expandQuietly(catalog, job);
       if (settings.metadataVersions() > 0) {
         // after the expansion, which reads them to find every file they reference
@@ -228,23 +249,7 @@ public final class Compactor {
       }
       probe.reached(CompactionStep.RECLAIM_RECORDED, identifier);
       phases.end("reclaim");
-
-      return new CompactReport(
-          identifier,
-          base.snapshots().size(),
-          before.dataFiles(),
-          files.size(),
-          written.rowsOut(),
-          written.rowsIn() - written.rowsOut(),
-          caughtUp.appended().size(),
-          caughtUp.appendedRows(),
-          before.bytes(),
-          written.bytes() + caughtUp.appended().stream().mapToLong(DataFile::fileSizeInBytes).sum(),
-          phases.all(),
-          attempt,
-          job.id(),
-          retiredFiles,
-          reloaded);
+      return swappedIn.listed(retiredFiles, phases.all());
     } catch (RuntimeException e) {
       if (swapped) {
         throw e;

@@ -87,7 +87,7 @@ public final class Guard implements GuardMetricsMBean {
         new Compactor(
             settings.rebuild(), gate, handles, (step, table) -> CrashPoint.reach("rebuild." + step), clock);
     this.worker = new ScheduledThreadPoolExecutor(1, runnable -> {
-      Thread thread = new Thread(runnable, "floe-compactor");
+      Thread thread = new Thread(runnable, jmxSuffix.isEmpty() ? "floe-compactor" : "floe-compactor[" + jmxSuffix.substring(1) + "]");
       thread.setDaemon(true);
       return thread;
     });
@@ -202,6 +202,8 @@ public final class Guard implements GuardMetricsMBean {
       state.trimQueued.set(false);
       try {
         MetadataHistoryTrim.trim(catalog, table);
+      } catch (IllegalStateException closed) {
+        // the host closed its catalog meanwhile: the next trim of a reopened one catches up
       } catch (RuntimeException e) {
         recordError("deleting forgotten metadata files of " + table, e);
       }

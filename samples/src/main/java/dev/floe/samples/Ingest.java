@@ -5,6 +5,7 @@ import static org.apache.iceberg.types.Types.NestedField.required;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -165,40 +166,46 @@ public final class Ingest {
   }
 
   public static void main(String[] args) {
+    int status = run(args, System.out);
+    System.out.flush();
+    System.err.flush();
+    System.exit(status);
+  }
+
+  /**
+   * Runs the ingest {@code args} describe and prints its RESULT line to {@code out}; returns the exit
+   * status (0 done, 1 failed, 2 bad arguments). For launchers that run it in a class loader of
+   * their own ({@link IsolatedLauncher}).
+   */
+  public static int run(String[] args, PrintStream out) {
     if (args.length >= 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
-      System.out.println(USAGE);
-      System.exit(0);
+      out.println(USAGE);
+      return 0;
     }
     Settings settings;
     try {
       settings = Settings.parse(args);
     } catch (IllegalArgumentException e) {
       System.err.println("ingest: error: " + e.getMessage() + " (--help for usage)");
-      System.exit(2);
-      return;
+      return 2;
     }
-    int status;
     try {
       Result result = new Ingest(settings).run();
-      System.out.println(result.line());
-      System.out.flush();
+      out.println(result.line());
+      out.flush();
       String problem = result.problem();
       if (problem != null) {
         System.err.println("ingest: error: " + problem);
-        status = 1;
-      } else {
-        status = 0;
+        return 1;
       }
+      return 0;
     } catch (Throwable t) {
       if (Boolean.getBoolean("ingest.stacktrace")) {
         t.printStackTrace();
       }
       System.err.println("ingest: error: " + describe(t));
-      status = 1;
+      return 1;
     }
-    System.out.flush();
-    System.err.flush();
-    System.exit(status);
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -107,28 +107,7 @@ public final class FloeCli implements Runnable {
     if (classPath == null || classPath.isBlank()) {
       return execute(args); // --help still works; a command says what is missing
     }
-    List<URL> urls = new ArrayList<>();
-    try {
-      urls.add(FloeCli.class.getProtectionDomain().getCodeSource().getLocation());
-      for (Path entry : expand(classPath)) {
-        urls.add(entry.toUri().toURL());
-      }
-    } catch (IllegalArgumentException | IOException e) {
-      System.err.println("floe: " + e.getMessage());
-      return NO_ICEBERG;
-    }
-    // parent: the platform loader, so floe's classes come from the new loader and see the host's
-    URLClassLoader loader =
-        new URLClassLoader("floe-cli", urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader());
-    Thread.currentThread().setContextClassLoader(loader);
-    try {
-      Class<?> main = Class.forName(FloeCli.class.getName(), true, loader);
-      return (Integer) main.getMethod("execute", String[].class).invoke(null, (Object) args);
-    } catch (InvocationTargetException e) {
-      throw new IllegalStateException("floe CLI failed", e.getCause());
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("floe CLI cannot start in its class loader", e);
-    }
+    return HostLoader.run(args, classPath);
   }
 
   /** Parses and runs {@code args} in this class loader; the exit code. */

@@ -21,50 +21,67 @@ class AgentJarIT {
   void manifestDeclaresBothEntryPointsAndRetransformation() throws Exception {
     try (JarFile jar = new JarFile(Jvm.AGENT_JAR.toFile())) {
       Manifest manifest = jar.getManifest();
-      assertThat(manifest.getMainAttributes().getValue("Premain-Class")).isEqualTo("dev.floe.agent.FloeAgent");
-      assertThat(manifest.getMainAttributes().getValue("Agent-Class")).isEqualTo("dev.floe.agent.FloeAgent");
+      assertThat(manifest.getMainAttributes().getValue("Premain-Class")).isEqualTo("dev.floe.agent.boot.AgentBoot");
+      assertThat(manifest.getMainAttributes().getValue("Agent-Class")).isEqualTo("dev.floe.agent.boot.AgentBoot");
+      assertThat(manifest.getMainAttributes().getValue("Main-Class")).isEqualTo("dev.floe.agent.boot.AgentBoot");
       assertThat(manifest.getMainAttributes().getValue("Can-Retransform-Classes")).isEqualTo("true");
     }
   }
 
   @Test
-  void carriesFloeAndRelocatedDependenciesOnly() throws Exception {
+  void showsTheSystemClassLoaderOnlyItsBootClassesAndHidesTheRest() throws Exception {
     List<String> classes;
     try (JarFile jar = new JarFile(Jvm.AGENT_JAR.toFile())) {
       classes = jar.stream().map(e -> e.getName()).filter(n -> n.endsWith(".class")).collect(Collectors.toList());
     }
-    assertThat(classes).contains(
+    // what the system class loader (which the JVM gives an agent jar) can load: the boot classes only
+    assertThat(classes.stream().filter(n -> !n.startsWith("floe/")))
+        .containsExactlyInAnyOrder("dev/floe/agent/boot/AgentBoot.class", "dev/floe/agent/boot/IsolatingLoader.class");
+    List<String> hidden =
+        classes.stream().filter(n -> n.startsWith("floe/")).map(n -> n.substring("floe/".length())).collect(Collectors.toList());
+    assertThat(hidden).contains(
         "dev/floe/agent/FloeAgent.class",
+        "dev/floe/bootstrap/FloeBridge.class",
         "dev/floe/runtime/Compactor.class",
         "dev/floe/catalog/MapDbCatalog.class");
-    assertThat(classes).anyMatch(n -> n.startsWith("dev/floe/shaded/net/bytebuddy/"));
-    assertThat(classes).anyMatch(n -> n.startsWith("dev/floe/shaded/kotlin/"));
-    assertThat(classes).anyMatch(n -> n.startsWith("org/mapdb/"));
-    assertThat(classes).noneMatch(n -> n.startsWith("org/apache/iceberg/"));
-    assertThat(classes).noneMatch(n -> n.startsWith("org/apache/parquet/"));
-    assertThat(classes).noneMatch(n -> n.startsWith("org/apache/hadoop/"));
-    assertThat(classes)
+    assertThat(hidden).anyMatch(n -> n.startsWith("dev/floe/shaded/net/bytebuddy/"));
+    assertThat(hidden).anyMatch(n -> n.startsWith("dev/floe/shaded/kotlin/"));
+    assertThat(hidden).anyMatch(n -> n.startsWith("org/mapdb/"));
+    assertThat(classes).noneMatch(n -> n.contains("org/apache/iceberg/") || n.contains("org/apache/parquet/")
+        || n.contains("org/apache/hadoop/") || n.contains("org/slf4j/"));
+    assertThat(hidden)
         .as("every class is floe's own, MapDB (whose class names are part of its file format), or relocated under dev/floe/shaded")
-        .allMatch(n -> n.startsWith("dev/floe/agent/") || n.startsWith("dev/floe/runtime/")
+        .allMatch(n -> n.startsWith("dev/floe/agent/") || n.startsWith("dev/floe/runtime/") || n.startsWith("dev/floe/bootstrap/")
             || n.startsWith("dev/floe/catalog/") || n.startsWith("dev/floe/shaded/") || n.startsWith("org/mapdb/"));
   }
 
   @Test
-  void bundledCatalogRunsOnItsOwnMapDb() throws Exception {
-    // a host with Iceberg but no MapDB or floe of its own: the agent jar's catalog, on its MapDB and its
-    // relocated Kotlin and collections, must work alone
-    List<String> hostOnly =
+  void catalogAdapterJarDropsIntoAHostWithMapDb() throws Exception {
+    // a host with Iceberg (which brings Caffeine) adds floe-catalog-adapter.jar and MapDB with its own
+    // dependencies, nothing else of floe
+    Path lib = Jvm.SAMPLES_JAR.getParent().resolve("lib");
+    List<String> host =
         Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-            .filter(entry -> !entry.contains("floe-") && !entry.contains("/catalog-adapter/") && !entry.contains("/runtime/target")
+            .filter(entry -> !entry.contains("floe-") && !entry.contains("/agent/target/") && !entry.contains("/catalog-adapter/") && !entry.contains("/runtime/target")
                 && !entry.contains("mapdb") && !entry.contains("kotlin") && !entry.contains("eclipse-collections")
-                && !entry.contains("byte-buddy") && !entry.contains("/samples/") && !entry.contains("HdrHistogram"))
+                && !entry.contains("elsa") && !entry.contains("lz4") && !entry.contains("byte-buddy") && !entry.contains("/samples/")
+                && !entry.contains("HdrHistogram"))
             .collect(Collectors.toCollection(ArrayList::new));
-    hostOnly.add(0, Jvm.AGENT_JAR.toString());
+    Path adapter;
+    try (var files = java.nio.file.Files.list(lib)) {
+      List<Path> jars = files.sorted().collect(Collectors.toList());
+      adapter = jars.stream().filter(j -> j.getFileName().toString().startsWith("floe-catalog-adapter-")).findFirst().orElseThrow();
+      host.add(adapter.toString());
+      jars.stream()
+          .filter(j -> j.getFileName().toString().matches("(mapdb|kotlin-stdlib|eclipse-collections|elsa|lz4|guava|failureaccess).*\\.jar"))
+          .forEach(j -> host.add(j.toString()));
+    }
+    host.add(Path.of("target", "test-classes").toAbsolutePath().toString());
     Jvm.Run run =
-        Jvm.run(dir.resolve("probe.log"), List.of(), String.join(File.pathSeparator, hostOnly),
+        Jvm.run(dir.resolve("probe.log"), List.of(), String.join(File.pathSeparator, host),
             ShadedCatalogProbe.class.getName(), dir.resolve("warehouse").toString());
 
     assertThat(run.exitCode()).as(run.output()).isZero();
-    assertThat(run.output()).contains("catalog from " + Jvm.AGENT_JAR.toUri().getPath()).contains("org.mapdb from " + Jvm.AGENT_JAR.toUri().getPath()).contains("snapshots=2");
+    assertThat(run.output()).contains("catalog from " + adapter.toUri().getPath()).contains("snapshots=2");
   }
 }

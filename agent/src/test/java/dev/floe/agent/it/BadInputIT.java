@@ -18,7 +18,9 @@ class BadInputIT {
   @TempDir Path dir;
 
   private static String testHostClassPath() {
-    return Path.of("target", "test-classes").toAbsolutePath() + File.pathSeparator + Jvm.SAMPLES_JAR;
+    // the prune classes implement dev.floe.runtime.Prune: the host carries floe-runtime for them
+    return Path.of("target", "test-classes").toAbsolutePath() + File.pathSeparator + Jvm.SAMPLES_JAR
+        + File.pathSeparator + Jvm.RUNTIME_CLASSES;
   }
 
   @Test

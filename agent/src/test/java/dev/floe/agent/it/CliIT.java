@@ -153,7 +153,7 @@ class CliIT {
 
     // the host's class path form works as well
     Jvm.Run json = Jvm.run(dir.resolve("status-json.log"), List.of(), Jvm.AGENT_JAR + File.pathSeparator + HOST_LIBS,
-        "dev.floe.agent.cli.FloeCli", "status", "--catalog", catalogProperties.toString(), "--json", "db.*");
+        "dev.floe.agent.boot.AgentBoot", "status", "--catalog", catalogProperties.toString(), "--json", "db.*");
     assertThat(json.exitCode()).as(json.output()).isZero();
     JsonNode root = new ObjectMapper().readTree(json.output());
     assertThat(root.get("tables")).hasSize(1);

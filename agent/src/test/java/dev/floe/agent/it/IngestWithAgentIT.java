@@ -123,7 +123,7 @@ class IngestWithAgentIT {
   }
 
   @Test
-  void hostWithoutIcebergRunsAndFloeStepsAsideWithOneWarning() throws Exception {
+  void hostWithoutIcebergOnTheSystemClassPathRunsAndFloeSaysItWaitsForALoader() throws Exception {
     Path classes = dir.resolve("classes");
     Path source = dir.resolve("Hello.java");
     Files.writeString(source, "public class Hello { public static void main(String[] a) { System.out.println(\"hello from a host without Iceberg\"); } }");
@@ -136,6 +136,10 @@ class IngestWithAgentIT {
 
     assertThat(run.exitCode()).as(run.output()).isZero();
     assertThat(run.output()).contains("hello from a host without Iceberg");
-    assertThat(run.lines("[floe]")).as(run.output()).singleElement().asString().contains("WARN").contains("no Iceberg");
+    // Iceberg may still come in a class loader of the host's own (see IsolatedLoaderIT): floe says so
+    // once and stays out of the way
+    assertThat(run.lines("[floe]")).as(run.output()).singleElement().asString()
+        .contains("INFO").contains("no Iceberg on the system class path");
+    assertThat(run.output()).doesNotContain("Exception").doesNotContain("WARNING");
   }
 }

@@ -16,10 +16,18 @@ public final class Jvm {
   public static final Path AGENT_JAR = Path.of("target", "floe-agent.jar").toAbsolutePath();
   public static final Path SAMPLES_JAR = Path.of("..", "samples", "target", "floe-samples.jar").toAbsolutePath().normalize();
 
+  /** floe-runtime's classes: what a host that brings its own prune class compiles and runs against. */
+  public static final Path RUNTIME_CLASSES = Path.of("..", "runtime", "target", "classes").toAbsolutePath().normalize();
+
   public record Run(int exitCode, String output) {
     /** The key=value pairs of the sample ingest's RESULT line. */
     public java.util.Map<String, String> result() {
-      String line = output.lines().filter(l -> l.startsWith("RESULT ")).reduce((a, b) -> b)
+      return result("");
+    }
+
+    /** The last RESULT line printed after {@code prefix} (a launcher's {@code run <n> }), as key to value. */
+    public java.util.Map<String, String> result(String prefix) {
+      String line = output.lines().filter(l -> l.startsWith(prefix + "RESULT ")).reduce((a, b) -> b)
           .orElseThrow(() -> new AssertionError("no RESULT line in:\n" + output));
       java.util.Map<String, String> values = new java.util.LinkedHashMap<>();
       Matcher m = Pattern.compile("(\\S+)=(\\S+)").matcher(line);
