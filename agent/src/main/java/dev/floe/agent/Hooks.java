@@ -10,6 +10,7 @@ import java.util.Map;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
  * One class loader's guard, behind the bridge: {@link LoaderGuards} creates one per class loader
@@ -67,12 +68,7 @@ public final class Hooks implements FloeBridge.Dispatcher {
 
   @Override
   public long beforeCommit(Object ops) {
-    if (!(ops instanceof MapDbTableOperations)) {
-      return 0;
-    }
-    Guard current = guard();
-    long waited = current == null ? -1 : current.beforeCommit(((MapDbTableOperations) ops).identifier());
-    return waited < 0 ? 0 : waited + 1;
+    return enter(ops, false);
   }
 
   @Override
@@ -87,11 +83,20 @@ public final class Hooks implements FloeBridge.Dispatcher {
 
   @Override
   public long beforeOperation(Object ops) {
+    return enter(ops, true);
+  }
+
+  /** Takes the gate for a commit or a whole operation: 0 when none was taken, else 1 + ns waited. */
+  private long enter(Object ops, boolean operation) {
     if (!(ops instanceof MapDbTableOperations)) {
       return 0;
     }
     Guard current = guard();
-    long waited = current == null ? -1 : current.beforeOperation(((MapDbTableOperations) ops).identifier());
+    if (current == null) {
+      return 0;
+    }
+    TableIdentifier table = ((MapDbTableOperations) ops).identifier();
+    long waited = operation ? current.beforeOperation(table) : current.beforeCommit(table);
     return waited < 0 ? 0 : waited + 1;
   }
 

@@ -215,11 +215,15 @@ public final class Compactor {
       }
       swapped = true;
       probe.reached(CompactionStep.SWAPPED, identifier);
+      // reload the host's handles before the gate opens: a host operation that waited there then
+      // finds its handle already on the rebuilt table, instead of refreshing it at the same time as
+      // this reload (two refreshes of one handle leave it holding another copy of the metadata its
+      // operation was built on, which fails the commit once and costs Iceberg's retry back-off)
+      int reloaded = handles.reload(identifier);
+      probe.reached(CompactionStep.HANDLES_RELOADED, identifier);
       gate.exit(identifier);
       gateHeld = false;
       phases.end("swap");
-      int reloaded = handles.reload(identifier);
-      probe.reached(CompactionStep.HANDLES_RELOADED, identifier);
 
       CompactReport swappedIn =
           new CompactReport(

@@ -53,15 +53,21 @@ class MetadataHistoryTrimTest {
     return TestTables.localPaths(files);
   }
 
-  @Test
-  void deletesExactlyWhatTheLogForgotAndShortensTheCommitLog() {
+  /** db.events keeping 3 previous metadata files, after {@code appends} appends of 10 rows. */
+  private Table eventsWithALogOfThree(int appends) {
     Table table =
         catalog.createTable(
             EVENTS, TestTables.SIMPLE, PartitionSpec.unpartitioned(),
             Map.of(TableProperties.METADATA_PREVIOUS_VERSIONS_MAX, "3"));
-    for (int i = 0; i < 12; i++) {
+    for (int i = 0; i < appends; i++) {
       TestTables.append(table, TestTables.simpleRows(i * 10L, 10));
     }
+    return table;
+  }
+
+  @Test
+  void deletesExactlyWhatTheLogForgotAndShortensTheCommitLog() {
+    Table table = eventsWithALogOfThree(12);
     assertThat(metadataJsonOnDisk(root)).hasSize(13);
     assertThat(catalog.commitLog(EVENTS)).hasSize(13);
 
@@ -109,13 +115,7 @@ class MetadataHistoryTrimTest {
 
   @Test
   void afterARebuildTheOldFilesTheLogForgotAreGoneAtOnceAndReclaimStillFindsEveryFile() {
-    Table table =
-        catalog.createTable(
-            EVENTS, TestTables.SIMPLE, PartitionSpec.unpartitioned(),
-            Map.of(TableProperties.METADATA_PREVIOUS_VERSIONS_MAX, "3"));
-    for (int i = 0; i < 12; i++) {
-      TestTables.append(table, TestTables.simpleRows(i * 10L, 10));
-    }
+    Table table = eventsWithALogOfThree(12);
     TableMetadata last = ((HasTableOperations) table).operations().refresh();
     Set<String> forgotten = TestTables.localPaths(catalog.commitLog(EVENTS).values());
     forgotten.removeAll(listed(last));

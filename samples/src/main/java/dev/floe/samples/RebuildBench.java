@@ -98,7 +98,7 @@ public final class RebuildBench {
   static final int PAYLOAD_BYTES = 256;
   static final int ROW_GROUP_ROWS = 131072;
   static final int ZSTD_LEVEL = 3;
-  private static final Pattern PHASE = Pattern.compile("\\b(\\w+)=(\\d+)ms");
+  private static final Pattern PHASE = Pattern.compile("(?<![\\w-])([\\w-]+)=(\\d+)ms");
   private static final Pattern ROWS = Pattern.compile("\\brows (\\d+)");
   private static final Pattern BYTES = Pattern.compile("\\bbytes (\\d+) -> (\\d+)");
   private static final Pattern FILES = Pattern.compile("\\bdata files (\\d+) -> (\\d+)");

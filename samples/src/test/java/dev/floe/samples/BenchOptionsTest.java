@@ -191,4 +191,16 @@ class BenchOptionsTest {
           .orElse(null);
     }
   }
+
+  @Test
+  void phasesOfARebuildLineKeepTheirHyphenatedNamesInOrder() {
+    String line =
+        "floe: rebuilt db.events: 200 snapshots -> 1, attempts 1, scratch=27ms stream=1485ms catch-up=156ms"
+            + " gate-wait=10ms commit=50ms swap=29ms, reclaim job db.events__c1 retires the old table's files";
+
+    assertThat(RebuildBench.phases(line))
+        .containsExactly(
+            Map.entry("scratch", 27L), Map.entry("stream", 1485L), Map.entry("catch-up", 156L),
+            Map.entry("gate-wait", 10L), Map.entry("commit", 50L), Map.entry("swap", 29L));
+  }
 }
