@@ -11,14 +11,14 @@ import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.io.FileIO;
 
 /**
- * Step 4 of a rebuild, under the gate: what landed on the live table since the rebuild pinned its
- * base. Commits that only appended are carried into the rebuilt table with their data files as
+ * Step 4 of a rebuild: what landed on the live table between two versions of it (in rounds before
+ * the gate, then once more under it). Commits that only appended are carried into the rebuilt table with their data files as
  * they are; anything else (an overwrite, a delete, a row delta, a schema, spec, sort-order or
  * property change, an expiry) means the rebuild must start again from the new base.
  */
 final class CatchUp {
   /** Either the data files to carry over, or why the rebuild must start again. */
-  record Result(List<DataFile> appended, long appendedRows, String restartReason) {
+  record Result(List<DataFile> appended, long appendedRows, int commits, String restartReason) {
     boolean mustRestart() {
       return restartReason != null;
     }
@@ -27,7 +27,7 @@ final class CatchUp {
     Result then(Result next) {
       List<DataFile> all = new ArrayList<>(appended);
       all.addAll(next.appended);
-      return new Result(List.copyOf(all), appendedRows + next.appendedRows, null);
+      return new Result(List.copyOf(all), appendedRows + next.appendedRows, commits + next.commits, null);
     }
   }
 
@@ -63,11 +63,11 @@ final class CatchUp {
         rows += file.recordCount();
       }
     }
-    return new Result(List.copyOf(appended), rows, null);
+    return new Result(List.copyOf(appended), rows, newer.size(), null);
   }
 
   private static Result restart(String reason) {
-    return new Result(List.of(), 0, reason);
+    return new Result(List.of(), 0, 0, reason);
   }
 
   /** What, besides snapshots, changed between the two versions; null if nothing. */

@@ -51,6 +51,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class Compactor {
   private static final Logger LOG = LoggerFactory.getLogger(Compactor.class);
+  /** Catch-up rounds before the gate, at most. */
+  private static final int EARLY_ROUNDS = 5;
+  /** A round that found at most this many commits is the last before the gate. */
+  private static final int FEW_COMMITS = 3;
 
   private final RebuildSettings settings;
   private final WriterGate gate;
@@ -144,13 +148,24 @@ public final class Compactor {
 
       // 4a, without the gate: catch up on what landed during the stream and write the manifest of
       // everything known so far, so the gate below waits only for the last few commits
-      TableMetadata midway = liveOps.refresh();
-      CatchUp.Result early = CatchUp.since(base, midway, live.io());
-      if (early.mustRestart()) {
-        LOG.info(
-            "floe: rebuild of {} starts again (attempt {} of {}): {}",
-            identifier, attempt, settings.maxAttempts(), early.restartReason());
-        return null;
+      // (in rounds: a long stream leaves many commits to read, and more land while they are read;
+      // each round reads only the commits since the last, until a round finds only a few)
+      TableMetadata midway = base;
+      CatchUp.Result early = null;
+      for (int round = 1; round <= EARLY_ROUNDS; round++) {
+        TableMetadata now = liveOps.refresh();
+        CatchUp.Result step = CatchUp.since(midway, now, live.io());
+        if (step.mustRestart()) {
+          LOG.info(
+              "floe: rebuild of {} starts again (attempt {} of {}): {}",
+              identifier, attempt, settings.maxAttempts(), step.restartReason());
+          return null;
+        }
+        early = early == null ? step : early.then(step);
+        midway = now;
+        if (step.commits() <= FEW_COMMITS) {
+          break;
+        }
       }
       List<DataFile> known = new ArrayList<>(written.files());
       known.addAll(early.appended());
