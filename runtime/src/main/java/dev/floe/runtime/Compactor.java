@@ -167,6 +167,11 @@ public final class Compactor {
           break;
         }
       }
+      if (settings.metadataVersions() > 0) {
+        // the commits of a long stream: their forgotten metadata goes now, so the swap's
+        // transaction does not prune hundreds of commit-log entries under the gate
+        MetadataHistoryTrim.trim(catalog, identifier, midway);
+      }
       List<DataFile> known = new ArrayList<>(written.files());
       known.addAll(early.appended());
       ManifestFile prewritten = PrewrittenManifest.write(scratch, known, journal);

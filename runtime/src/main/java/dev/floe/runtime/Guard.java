@@ -67,6 +67,7 @@ public final class Guard implements GuardMetricsMBean {
     final AtomicBoolean queued = new AtomicBoolean();
     final AtomicBoolean warnedPartitioned = new AtomicBoolean();
     final AtomicBoolean trimQueued = new AtomicBoolean();
+    volatile TableMetadata lastCommitted;
     final AtomicInteger commitsSinceTrim = new AtomicInteger();
     volatile Instant lastRebuild;
     volatile long filesAfterRebuild;
@@ -169,6 +170,7 @@ public final class Guard implements GuardMetricsMBean {
       TableState state = state(table);
       TableGrowth growth = growthOf(catalog, table, committed);
       state.metrics.committed(growth, gateWait);
+      state.lastCommitted = committed;
       queueTrim(catalog, table, state);
       String reason = policy.reason(growth, state.lastRebuild, state.filesAfterRebuild, clock.instant());
       if (reason == null) {
@@ -201,7 +203,7 @@ public final class Guard implements GuardMetricsMBean {
     worker.execute(() -> {
       state.trimQueued.set(false);
       try {
-        MetadataHistoryTrim.trim(catalog, table);
+        MetadataHistoryTrim.trim(catalog, table, state.lastCommitted);
       } catch (IllegalStateException closed) {
         // the host closed its catalog meanwhile: the next trim of a reopened one catches up
       } catch (RuntimeException e) {

@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Set;
 import org.apache.iceberg.TableMetadata;
-import org.apache.iceberg.TableMetadataParser;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.NotFoundException;
 
@@ -23,8 +22,9 @@ import org.apache.iceberg.exceptions.NotFoundException;
  * {@code write.metadata.delete-after-commit.enabled} makes the committing thread delete them, which
  * costs every host commit a wait (HadoopFileIO deletes through a pool and polls for the result).
  * floe deletes them here instead, off the host's thread, by reference: the candidates are the
- * table's commit log in the catalog, older than its current entry; the current file and every file
- * its metadata log lists stay. Deleted entries leave the commit log, which keeps it short too.
+ * table's commit log in the catalog, older than what a version of the table in memory still lists;
+ * the metadata JSON is never read again for it. Deleted entries leave the commit log, which keeps
+ * it short too (and the swap that prunes it quick).
  */
 final class MetadataHistoryTrim {
   private MetadataHistoryTrim() {}
@@ -49,7 +49,9 @@ final class MetadataHistoryTrim {
 
   private static Set<String> listed(TableMetadata metadata) {
     Set<String> listed = new HashSet<>();
-    listed.add(metadata.metadataFileLocation());
+    if (metadata.metadataFileLocation() != null) {
+      listed.add(metadata.metadataFileLocation());
+    }
     metadata.previousFiles().forEach(entry -> listed.add(entry.file()));
     return listed;
   }
@@ -62,36 +64,30 @@ final class MetadataHistoryTrim {
     }
   }
 
-  /** Trims {@code table}; returns how many metadata files were deleted (or were gone already). */
-  static int trim(MapDbCatalog catalog, TableIdentifier table) {
-    String current = catalog.metadataLocation(table);
-    if (current == null) {
-      return 0;
-    }
+  /**
+   * Trims {@code table} against {@code seen}, a version of it known in memory (the one a host
+   * commit just made, or one a rebuild read): every commit-log entry older than the oldest file
+   * {@code seen}'s log lists, and not listed, is deleted. Newer entries (commits since {@code seen})
+   * stay whatever they are; after a swap the log holds none of {@code seen}'s files and nothing is
+   * deleted. Returns how many files were deleted (or were gone already).
+   */
+  static int trim(MapDbCatalog catalog, TableIdentifier table, TableMetadata seen) {
+    Set<String> listed = listed(seen);
     NavigableMap<Long, String> log = catalog.commitLog(table);
-    Long currentSequence = null;
-    for (Map.Entry<Long, String> entry : log.descendingMap().entrySet()) {
-      if (entry.getValue().equals(current)) {
-        currentSequence = entry.getKey();
+    Long oldestListed = null;
+    for (Map.Entry<Long, String> entry : log.entrySet()) {
+      if (listed.contains(entry.getValue())) {
+        oldestListed = entry.getKey();
         break;
       }
     }
-    if (currentSequence == null) {
-      return 0; // the log does not know the current file (a commit is landing): next time
+    if (oldestListed == null) {
+      return 0;
     }
-    TableMetadata metadata;
-    try {
-      metadata = TableMetadataParser.read(catalog.io(), current);
-    } catch (NotFoundException e) {
-      return 0; // swapped or dropped meanwhile
-    }
-    Set<String> listed = listed(metadata);
     List<Long> forget = new ArrayList<>();
-    for (Map.Entry<Long, String> entry : log.headMap(currentSequence, false).entrySet()) {
-      if (!listed.contains(entry.getValue())) {
-        deleteQuietly(catalog, entry.getValue());
-        forget.add(entry.getKey());
-      }
+    for (Map.Entry<Long, String> entry : log.headMap(oldestListed, false).entrySet()) {
+      deleteQuietly(catalog, entry.getValue());
+      forget.add(entry.getKey());
     }
     catalog.forgetCommits(table, forget);
     return forget.size();

@@ -71,10 +71,9 @@ class MetadataHistoryTrimTest {
     assertThat(metadataJsonOnDisk(root)).hasSize(13);
     assertThat(catalog.commitLog(EVENTS)).hasSize(13);
 
-    int deleted = MetadataHistoryTrim.trim(catalog, EVENTS);
+    TableMetadata current = ((HasTableOperations) catalog.loadTableUncached(EVENTS)).operations().current();
+    int deleted = MetadataHistoryTrim.trim(catalog, EVENTS, current);
 
-    TableMetadata current = catalog.loadTableUncached(EVENTS) instanceof HasTableOperations ops
-        ? ops.operations().current() : null;
     assertThat(deleted).isEqualTo(9);
     assertThat(metadataJsonOnDisk(root)).isEqualTo(listed(current)).hasSize(4);
     assertThat(catalog.commitLog(EVENTS)).hasSize(4);
@@ -82,7 +81,7 @@ class MetadataHistoryTrimTest {
     assertThat(TestTables.read(catalog.loadTableUncached(EVENTS))).hasSize(120);
     assertThat(catalog.loadTableUncached(EVENTS).snapshots()).hasSize(12);
 
-    assertThat(MetadataHistoryTrim.trim(catalog, EVENTS)).isZero();
+    assertThat(MetadataHistoryTrim.trim(catalog, EVENTS, current)).isZero();
   }
 
   @Test
