@@ -27,6 +27,12 @@ import org.apache.iceberg.exceptions.NotFoundException;
  * it short too (and the swap that prunes it quick).
  */
 final class MetadataHistoryTrim {
+  /**
+   * Commit-log entries removed per catalog transaction: host commits wait for the catalog while one
+   * runs, so hundreds (a long rebuild's worth) go in small steps.
+   */
+  static final int FORGET_PER_TRANSACTION = 32;
+
   private MetadataHistoryTrim() {}
 
   /**
@@ -85,11 +91,17 @@ final class MetadataHistoryTrim {
       return 0;
     }
     List<Long> forget = new ArrayList<>();
+    int forgotten = 0;
     for (Map.Entry<Long, String> entry : log.headMap(oldestListed, false).entrySet()) {
       deleteQuietly(catalog, entry.getValue());
       forget.add(entry.getKey());
+      if (forget.size() == FORGET_PER_TRANSACTION) {
+        forgotten += forget.size();
+        catalog.forgetCommits(table, forget);
+        forget.clear();
+      }
     }
     catalog.forgetCommits(table, forget);
-    return forget.size();
+    return forgotten + forget.size();
   }
 }
