@@ -250,6 +250,14 @@ final class CatalogStore {
       return count;
     }
 
+    /** The newest entry of a table's commit log, or null if it has none. */
+    String lastLogEntry(String tableKey) {
+      String prefix = CatalogKeys.logOf(tableKey);
+      NavigableMap<String, String> entries =
+          commitLog.subMap(prefix, true, prefix + CatalogKeys.END, false);
+      return entries.isEmpty() ? null : entries.lastEntry().getValue();
+    }
+
     /** Removes one entry of a table's commit log; true if it was there. */
     boolean removeLogEntry(String tableKey, long sequence) {
       return commitLog.remove(CatalogKeys.logEntry(tableKey, sequence)) != null;

@@ -351,9 +351,14 @@ public class MapDbCatalog extends BaseMetastoreCatalog
                   }
                   tx.putPointer(liveKey, tempLocation);
                   tx.removePointer(tempKey);
-                  tx.pruneLog(tempKey);
+                  // the old table's log goes; the temp table's own log (its metadata files, which
+                  // the new live table's metadata log lists) continues under the live name, so
+                  // those files can be reclaimed by reference once that log forgets them
                   tx.pruneLog(liveKey);
-                  tx.appendLog(liveKey, tempLocation);
+                  tx.moveLog(tempKey, liveKey);
+                  if (!tempLocation.equals(tx.lastLogEntry(liveKey))) {
+                    tx.appendLog(liveKey, tempLocation);
+                  }
                   for (DurableChange change : alsoRecord) {
                     if (change.value() == null) {
                       tx.removeSection(change.section(), change.key());

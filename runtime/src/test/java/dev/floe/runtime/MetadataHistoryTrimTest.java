@@ -133,4 +133,23 @@ class MetadataHistoryTrimTest {
     assertThat(TestTables.filesOnDisk(root)).isEqualTo(live);
     assertThat(TestTables.read(rebuilt)).hasSize(120);
   }
+
+  @Test
+  void theRebuiltTablesOwnFirstMetadataFileIsTrimmedOnceItsLogForgetsIt() {
+    eventsWithALogOfThree(2);
+    new Compactor(RebuildSettings.defaults().withReclaimGrace(Duration.ZERO)).compactTable(catalog, EVENTS, Prune.NONE);
+    new Reclaimer(catalog).runAll();
+    Table rebuilt = catalog.loadTableUncached(EVENTS);
+    for (int i = 0; i < 6; i++) {
+      TestTables.append(rebuilt, TestTables.simpleRows(1000 + i * 10L, 10));
+    }
+
+    TableMetadata current = ((HasTableOperations) catalog.loadTableUncached(EVENTS)).operations().current();
+    MetadataHistoryTrim.trim(catalog, EVENTS, current);
+
+    // the scratch table's first metadata file (00000-floe-scratch-...) included: nothing is left
+    // that the table no longer lists
+    assertThat(metadataJsonOnDisk(root)).isEqualTo(listed(current));
+    assertThat(TestTables.read(catalog.loadTableUncached(EVENTS))).hasSize(80);
+  }
 }
