@@ -37,6 +37,12 @@ import org.mapdb.Serializer;
  * the store is open (see {@link ProcessLock}).
  */
 final class CatalogStore {
+  /**
+   * Held while MapDB writes a commit to the file, by every catalog of this JVM; only {@link
+   * CrashPoint} contends for it, so that a test's simulated crash never lands inside one.
+   */
+  static final java.util.concurrent.locks.ReentrantLock COMMITTING = new java.util.concurrent.locks.ReentrantLock();
+
   static final String FORMAT = "floe-catalog";
   static final String FORMAT_VERSION = "1";
   /** The first byte of every MapDB 3 file. */
@@ -175,7 +181,12 @@ final class CatalogStore {
       T result;
       try {
         result = body.apply(tx);
-        db.commit();
+        COMMITTING.lock();
+        try {
+          db.commit();
+        } finally {
+          COMMITTING.unlock();
+        }
       } catch (DBException e) {
         rollbackQuietly();
         throw new CatalogFileException(
