@@ -4,9 +4,8 @@ import dev.floe.agent.boot.IsolatingLoader;
 import dev.floe.bootstrap.FloeBridge;
 import java.lang.reflect.Method;
 import java.nio.file.Path;
-import java.util.Collections;
+import java.util.HashMap;
 import java.util.Map;
-import java.util.WeakHashMap;
 
 /**
  * The dispatcher behind {@link FloeBridge}: one guard per class loader that defines {@code
@@ -30,8 +29,9 @@ final class LoaderGuards implements FloeBridge.Dispatcher {
   private final Map<String, String> config;
   private final String source;
   // a guard keeps its loader alive (its classes' parent), so a loader the host drops stays: a
-  // host that discards class loaders (a redeploy) keeps one idle guard per discarded loader
-  private final Map<ClassLoader, FloeBridge.Dispatcher> guards = Collections.synchronizedMap(new WeakHashMap<>());
+  // host that discards class loaders (a redeploy) keeps one idle guard per discarded loader.
+  // Guarded by itself.
+  private final Map<ClassLoader, FloeBridge.Dispatcher> guards = new HashMap<>();
   private volatile Last last;
   private final ClassValue<Method> operations =
       new ClassValue<>() {

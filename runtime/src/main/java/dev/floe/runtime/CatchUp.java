@@ -12,7 +12,8 @@ import org.apache.iceberg.io.FileIO;
 
 /**
  * Step 4 of a rebuild: what landed on the live table between two versions of it (in rounds before
- * the gate, then once more under it). Commits that only appended are carried into the rebuilt table with their data files as
+ * the gate, then once more under it). Commits that only appended are carried into the rebuilt
+ * table with their data files as
  * they are; anything else (an overwrite, a delete, a row delta, a schema, spec, sort-order or
  * property change, an expiry) means the rebuild must start again from the new base.
  */

@@ -156,10 +156,7 @@ public final class Compactor {
         TableMetadata now = liveOps.refresh();
         CatchUp.Result step = CatchUp.since(midway, now, live.io());
         if (step.mustRestart()) {
-          LOG.info(
-              "floe: rebuild of {} starts again (attempt {} of {}): {}",
-              identifier, attempt, settings.maxAttempts(), step.restartReason());
-          return null;
+          return startsAgain(identifier, attempt, step);
         }
         early = early == null ? step : early.then(step);
         midway = now;
@@ -185,10 +182,7 @@ public final class Compactor {
       TableMetadata current = liveOps.refresh();
       CatchUp.Result late = CatchUp.since(midway, current, live.io());
       if (late.mustRestart()) {
-        LOG.info(
-            "floe: rebuild of {} starts again (attempt {} of {}): {}",
-            identifier, attempt, settings.maxAttempts(), late.restartReason());
-        return null;
+        return startsAgain(identifier, attempt, late);
       }
       probe.reached(CompactionStep.CAUGHT_UP, identifier);
       CatchUp.Result caughtUp = early.then(late);
@@ -288,6 +282,14 @@ public final class Compactor {
         discardQuietly(catalog, journal);
       }
     }
+  }
+
+  /** Says why this attempt ends without a swap; null, which makes {@link #compactTable} try again. */
+  private CompactReport startsAgain(TableIdentifier identifier, int attempt, CatchUp.Result result) {
+    LOG.info(
+        "floe: rebuild of {} starts again (attempt {} of {}): {}",
+        identifier, attempt, settings.maxAttempts(), result.restartReason());
+    return null;
   }
 
   private static void refuseUnsupported(TableIdentifier identifier, TableMetadata base) {

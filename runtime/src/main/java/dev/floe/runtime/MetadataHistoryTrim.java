@@ -38,8 +38,8 @@ final class MetadataHistoryTrim {
   /**
    * Right after a rebuild's swap: deletes those of the old table's metadata files that its last
    * metadata ({@code last}) no longer listed. They are in the swap's reclaim job too (so a crash
-   * before this leaks nothing), which has been expanded through them already; deleting them now keeps them from waiting out the grace window, as
-   * the trims queued behind the rebuild on the background thread would have. Returns how many.
+   * before this leaks nothing), which has been expanded through them already; deleting them now
+   * keeps them from waiting out the grace window. Returns how many.
    */
   static int deleteForgotten(MapDbCatalog catalog, List<String> retiredMetadata, TableMetadata last) {
     Set<String> listed = listed(last);

@@ -48,6 +48,11 @@ class GuardTest {
     catalog.close();
   }
 
+  /** db.events, unpartitioned, created with one table property. */
+  private Table eventsWith(String property, String value) {
+    return catalog.createTable(EVENTS, TestTables.SIMPLE, PartitionSpec.unpartitioned(), java.util.Map.of(property, value));
+  }
+
   /** What the agent's advice does around {@code ops.commit}. */
   private void guardedAppend(Table table, long firstId) {
     guardedCommit(table, () -> TestTables.append(table, TestTables.simpleRows(firstId, 2)));
@@ -138,10 +143,7 @@ class GuardTest {
                 RebuildSettings.defaults().withMetadataVersions(3), () -> Prune.NONE, 16, false),
             java.time.Clock.systemUTC(),
             ",test=" + System.nanoTime());
-    Table table =
-        catalog.createTable(
-            EVENTS, TestTables.SIMPLE, PartitionSpec.unpartitioned(),
-            java.util.Map.of(org.apache.iceberg.TableProperties.METADATA_PREVIOUS_VERSIONS_MAX, "2"));
+    Table table = eventsWith(org.apache.iceberg.TableProperties.METADATA_PREVIOUS_VERSIONS_MAX, "2");
     for (int i = 0; i < 5; i++) {
       guardedAppend(table, i * 2L);
     }
@@ -173,10 +175,7 @@ class GuardTest {
   @Test
   void anOperationWaitingAtTheGateDuringARebuildLandsOnTheRebuiltTable() throws Exception {
     // no retries: a commit whose compare-and-swap failed would throw instead of retrying
-    Table table =
-        catalog.createTable(
-            EVENTS, TestTables.SIMPLE, PartitionSpec.unpartitioned(),
-            java.util.Map.of(org.apache.iceberg.TableProperties.COMMIT_NUM_RETRIES, "0"));
+    Table table = eventsWith(org.apache.iceberg.TableProperties.COMMIT_NUM_RETRIES, "0");
     for (int i = 0; i < 3; i++) {
       guardedAppend(table, i * 2L);
     }
