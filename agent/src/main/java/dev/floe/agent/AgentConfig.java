@@ -52,6 +52,7 @@ public final class AgentConfig {
     key("floe.rebuild.zstd-level", "3", "a ZSTD level from 1 to 22");
     key("floe.rebuild.prune-class", "", "the name of a class implementing dev.floe.runtime.Prune with a public no-argument constructor; empty: no prune");
     key("floe.rebuild.metadata-versions", "10", "a whole number of previous metadata files, 0 or more (0: leave each table's own setting)");
+    key("floe.rebuild.writer-markers", "8", "a whole number of writers, 1 or more: how many exactly-once writers of one kind (Flink jobs, Spark streaming queries) a rebuild keeps the progress of");
     key("floe.reclaim.grace", "10m", "a duration such as 30s, 10m or 1h");
     key("floe.handles.max", "512", "a whole number of handles, 0 or more");
     key("floe.jmx", "true", "true or false");
@@ -188,12 +189,13 @@ public final class AgentConfig {
       throw v.invalid("floe.rebuild.zstd-level");
     }
     int metadataVersions = (int) v.count("floe.rebuild.metadata-versions", 0);
+    int writerMarkers = (int) v.count("floe.rebuild.writer-markers", 1);
     Duration grace = v.duration("floe.reclaim.grace");
     int handles = (int) v.count("floe.handles.max", 0);
     boolean jmx = v.bool("floe.jmx");
     Supplier<Prune> prune = pruneSupplier(v, pruneLoader);
     RebuildSettings rebuild =
-        new RebuildSettings(rowGroupRows, rowGroupMaxBytes, targetFileBytes, (int) zstd, grace, 3, metadataVersions);
+        new RebuildSettings(rowGroupRows, rowGroupMaxBytes, targetFileBytes, (int) zstd, grace, 3, metadataVersions, writerMarkers);
     GuardSettings settings =
         new GuardSettings(tables, snapshots, dataFiles, metadataBytes, minInterval, rebuild, prune, handles, jmx);
     return new AgentConfig(enabled, settings, warnings, source, values);

@@ -13,7 +13,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.BaseMetastoreTableOperations;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.HasTableOperations;
@@ -189,17 +188,8 @@ public final class Compactor {
 
       List<DataFile> files = new ArrayList<>(known);
       files.addAll(late.appended());
-      if (!files.isEmpty()) {
-        AppendFiles append = scratch.newFastAppend();
-        if (prewritten != null) {
-          append.appendManifest(prewritten);
-        } else {
-          known.forEach(append::appendFile);
-        }
-        late.appended().forEach(append::appendFile);
-        append.set("floe.rebuild-of-snapshot", Long.toString(pinned));
-        append.commit();
-      }
+      RebuiltSnapshotCommit.commit(
+          scratch, known, prewritten, late.appended(), current, pinned, settings.writerMarkers(), journal);
       probe.reached(CompactionStep.SCRATCH_COMMITTED, identifier);
       phases.end("commit");
 
