@@ -99,7 +99,8 @@ public final class Compactor {
             + identifier
             + " is busy: commits other than appends landed during each of "
             + settings.maxAttempts()
-            + " rebuild attempts, so it was left as it is. It will be tried again later.");
+            + " rebuild attempts, so it was left as it is (a rebuild carries appends that land while it"
+            + " runs, and starts again on anything else).");
   }
 
   /** One attempt; null when a racing commit means starting again. */
@@ -136,9 +137,12 @@ public final class Compactor {
                 journal.fileStarted(location);
                 probe.reached(CompactionStep.FILE_STARTED, identifier);
               });
+      StreamRaceWatch watch = new StreamRaceWatch(catalog, identifier, liveOps, base);
       try (CloseableIterable<Record> rows =
-          IcebergGenerics.read(live).useSnapshot(pinned).project(base.schema()).build()) {
+          watch.watch(IcebergGenerics.read(live).useSnapshot(pinned).project(base.schema()).build())) {
         written = writer.write(rows, prune);
+      } catch (StreamRaceWatch.Raced raced) {
+        return startsAgain(identifier, attempt, raced.getMessage() + " (seen while the rows streamed)");
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
@@ -155,7 +159,7 @@ public final class Compactor {
         TableMetadata now = liveOps.refresh();
         CatchUp.Result step = CatchUp.since(midway, now, live.io());
         if (step.mustRestart()) {
-          return startsAgain(identifier, attempt, step);
+          return startsAgain(identifier, attempt, step.restartReason());
         }
         early = early == null ? step : early.then(step);
         midway = now;
@@ -181,7 +185,7 @@ public final class Compactor {
       TableMetadata current = liveOps.refresh();
       CatchUp.Result late = CatchUp.since(midway, current, live.io());
       if (late.mustRestart()) {
-        return startsAgain(identifier, attempt, late);
+        return startsAgain(identifier, attempt, late.restartReason());
       }
       probe.reached(CompactionStep.CAUGHT_UP, identifier);
       CatchUp.Result caughtUp = early.then(late);
@@ -275,10 +279,10 @@ public final class Compactor {
   }
 
   /** Says why this attempt ends without a swap; null, which makes {@link #compactTable} try again. */
-  private CompactReport startsAgain(TableIdentifier identifier, int attempt, CatchUp.Result result) {
+  private CompactReport startsAgain(TableIdentifier identifier, int attempt, String reason) {
     LOG.info(
         "floe: rebuild of {} starts again (attempt {} of {}): {}",
-        identifier, attempt, settings.maxAttempts(), result.restartReason());
+        identifier, attempt, settings.maxAttempts(), reason);
     return null;
   }
 

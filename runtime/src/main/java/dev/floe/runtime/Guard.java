@@ -2,15 +2,14 @@ package dev.floe.runtime;
 
 import dev.floe.catalog.CrashPoint;
 import dev.floe.catalog.MapDbCatalog;
+import dev.floe.catalog.MapDbTableOperations;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executors;
@@ -54,7 +53,9 @@ public final class Guard implements GuardMetricsMBean {
   private final Compactor compactor;
   private final ScheduledThreadPoolExecutor worker;
   private final ConcurrentMap<TableIdentifier, TableState> tables = new ConcurrentHashMap<>();
-  private final Set<MapDbCatalog> catalogs = Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
+  private final HostCatalogs catalogs = new HostCatalogs();
+  /** Catalog files with a recovery queued and not yet run: one at a time per file. */
+  private final Set<java.nio.file.Path> recoveryQueued = ConcurrentHashMap.newKeySet();
   private final List<ObjectName> registered = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final AtomicLong errors = new AtomicLong();
   private final AtomicLong rebuilds = new AtomicLong();
@@ -71,6 +72,9 @@ public final class Guard implements GuardMetricsMBean {
     final AtomicInteger commitsSinceTrim = new AtomicInteger();
     volatile Instant lastRebuild;
     volatile long filesAfterRebuild;
+    /** Busy rebuilds in a row, and until when the table is left alone after the last one. */
+    volatile int busyStreak;
+    volatile Instant busyUntil;
 
     TableState(TableMetrics metrics) {
       this.metrics = metrics;
@@ -157,7 +161,9 @@ public final class Guard implements GuardMetricsMBean {
    * the gate taken by {@link #beforeCommit} ({@code gateWait >= 0}), then, if the commit
    * succeeded, observes the table's growth and perhaps queues a rebuild.
    */
-  public void afterCommit(MapDbCatalog catalog, TableIdentifier table, TableMetadata committed, boolean succeeded, long gateWait) {
+  public void afterCommit(MapDbTableOperations ops, TableMetadata committed, boolean succeeded, long gateWait) {
+    MapDbCatalog catalog = ops.catalog();
+    TableIdentifier table = ops.identifier();
     if (gateWait < 0) {
       return;
     }
@@ -166,14 +172,14 @@ public final class Guard implements GuardMetricsMBean {
       return;
     }
     try {
-      catalogs.add(catalog);
+      catalogs.seen(catalog);
       TableState state = state(table);
-      TableGrowth growth = growthOf(catalog, table, committed);
+      TableGrowth growth = growthOf(ops, committed);
       state.metrics.committed(growth, gateWait);
       state.lastCommitted = committed;
       queueTrim(catalog, table, state);
       String reason = policy.reason(growth, state.lastRebuild, state.filesAfterRebuild, clock.instant());
-      if (reason == null) {
+      if (reason == null || busy(state)) {
         return;
       }
       if (committed.spec().isPartitioned()) {
@@ -203,9 +209,8 @@ public final class Guard implements GuardMetricsMBean {
     worker.execute(() -> {
       state.trimQueued.set(false);
       try {
-        MetadataHistoryTrim.trim(catalog, table, state.lastCommitted);
-      } catch (IllegalStateException closed) {
-        // the host closed its catalog meanwhile: the next trim of a reopened one catches up
+        // with no instance of the file open, the next trim catches up
+        catalogs.withOwn(catalog, own -> MetadataHistoryTrim.trim(own, table, state.lastCommitted));
       } catch (RuntimeException e) {
         recordError("deleting forgotten metadata files of " + table, e);
       }
@@ -221,10 +226,16 @@ public final class Guard implements GuardMetricsMBean {
 
   /** Called when the host opens a MapDbCatalog: recovery runs on the background thread. */
   public void catalogOpened(MapDbCatalog catalog) {
-    catalogs.add(catalog);
+    catalogs.seen(catalog);
+    if (catalog.catalogFile() == null || !recoveryQueued.add(catalog.catalogFile())) {
+      return; // one recovery of the file is already waiting to run
+    }
     worker.execute(() -> {
+      recoveryQueued.remove(catalog.catalogFile());
       try {
-        Recovery.run(catalog, clock.instant());
+        // a host that closed every instance of the file meanwhile reopens it later, and that
+        // instance's recovery runs then
+        catalogs.withOwn(catalog, own -> Recovery.run(own, clock.instant()));
       } catch (RuntimeException e) {
         recordError("recovering catalog " + catalog.name(), e);
       }
@@ -285,32 +296,58 @@ public final class Guard implements GuardMetricsMBean {
   private void rebuild(MapDbCatalog catalog, TableIdentifier table, String reason) {
     TableState state = state(table);
     try {
-      LOG.debug("floe: rebuilding {} ({})", table, reason);
-      CompactReport report = compactor.compactTable(catalog, table, settings.prune().get());
-      state.metrics.rebuilt(report);
-      state.filesAfterRebuild = report.dataFilesAfter();
-      rebuilds.incrementAndGet();
-      // its files are due when the grace window ends: reclaim then, not at the next periodic pass
-      worker.schedule(this::reclaimDue, settings.rebuild().reclaimGrace().toMillis() + 50, TimeUnit.MILLISECONDS);
+      boolean ran = catalogs.withOwn(catalog, own -> rebuildOn(own, table, reason, state));
+      if (ran) {
+        state.lastRebuild = clock.instant();
+      }
     } catch (Throwable e) {
       state.metrics.failed(e);
       recordError("rebuilding " + table, e);
-    } finally {
       state.lastRebuild = clock.instant();
+    } finally {
       state.queued.set(false);
     }
   }
 
-  private void reclaimDue() {
-    MapDbCatalog[] open;
-    synchronized (catalogs) {
-      open = catalogs.toArray(new MapDbCatalog[0]);
+  private void rebuildOn(MapDbCatalog catalog, TableIdentifier table, String reason, TableState state) {
+    LOG.debug("floe: rebuilding {} ({})", table, reason);
+    CompactReport report;
+    try {
+      report = compactor.compactTable(catalog, table, settings.prune().get());
+    } catch (TableBusyException e) {
+      backOff(table, state, e);
+      return;
     }
-    for (MapDbCatalog catalog : open) {
+    state.busyStreak = 0;
+    state.busyUntil = null;
+    state.metrics.backedOff(0, null);
+    state.metrics.rebuilt(report);
+    state.filesAfterRebuild = report.dataFilesAfter();
+    rebuilds.incrementAndGet();
+    // its files are due when the grace window ends: reclaim then, not at the next periodic pass
+    worker.schedule(this::reclaimDue, settings.rebuild().reclaimGrace().toMillis() + 50, TimeUnit.MILLISECONDS);
+  }
+
+  /** A busy table is left alone for a while, longer after each busy rebuild in a row. */
+  private void backOff(TableIdentifier table, TableState state, TableBusyException e) {
+    int streak = state.busyStreak + 1;
+    Duration wait = settings.busyWait(streak);
+    Instant until = clock.instant().plus(wait);
+    state.busyStreak = streak;
+    state.busyUntil = until;
+    state.metrics.backedOff(streak, until);
+    LOG.warn("floe: {} Busy {} time(s) in a row: left alone for {} (until {}).", e.getMessage(), streak, wait, until);
+  }
+
+  private boolean busy(TableState state) {
+    Instant until = state.busyUntil;
+    return until != null && clock.instant().isBefore(until);
+  }
+
+  private void reclaimDue() {
+    for (MapDbCatalog catalog : catalogs.perFile()) {
       try {
-        new Reclaimer(catalog).runDue(clock.instant());
-      } catch (IllegalStateException closed) {
-        catalogs.remove(catalog); // the host closed it
+        catalogs.withOwn(catalog, own -> new Reclaimer(own).runDue(clock.instant()));
       } catch (Throwable e) {
         // never let a failure cancel the schedule
         recordError("reclaiming retired files of catalog " + catalog.name(), e);
@@ -329,11 +366,12 @@ public final class Guard implements GuardMetricsMBean {
     });
   }
 
-  private static TableGrowth growthOf(MapDbCatalog catalog, TableIdentifier table, TableMetadata committed) {
+  /** From the pointer and the file the commit left, not the catalog: the host may have closed it. */
+  private static TableGrowth growthOf(MapDbTableOperations ops, TableMetadata committed) {
     Snapshot current = committed.currentSnapshot();
     long dataFiles = current == null ? 0 : Long.parseLong(current.summary().getOrDefault("total-data-files", "0"));
-    String location = catalog.metadataLocation(table);
-    long metadataBytes = location == null ? 0 : catalog.io().newInputFile(location).getLength();
+    String location = ops.pointer();
+    long metadataBytes = location == null ? 0 : ops.io().newInputFile(location).getLength();
     return new TableGrowth(committed.snapshots().size(), dataFiles, metadataBytes);
   }
 

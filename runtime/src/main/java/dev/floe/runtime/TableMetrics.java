@@ -14,6 +14,8 @@ public final class TableMetrics implements TableMetricsMBean {
   private volatile TableGrowth growth = new TableGrowth(0, 0, 0);
   private volatile String lastReport = "";
   private volatile String lastError = "";
+  private volatile int busyStreak;
+  private volatile String busyUntil = "";
 
   TableMetrics(IntSupplier trackedHandles) {
     this.trackedHandles = trackedHandles;
@@ -33,6 +35,22 @@ public final class TableMetrics implements TableMetricsMBean {
   void failed(Throwable error) {
     failures.incrementAndGet();
     lastError = String.valueOf(error.getMessage());
+  }
+
+  /** A rebuild ended busy ({@code streak} in a row; 0: the last one did not) and waits until then. */
+  void backedOff(int streak, java.time.Instant until) {
+    busyStreak = streak;
+    busyUntil = until == null ? "" : until.toString();
+  }
+
+  @Override
+  public int getBusyStreak() {
+    return busyStreak;
+  }
+
+  @Override
+  public String getBusyUntil() {
+    return busyUntil;
   }
 
   TableGrowth growth() {

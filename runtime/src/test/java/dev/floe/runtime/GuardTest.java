@@ -36,7 +36,7 @@ class GuardTest {
         new Guard(
             new GuardSettings(
                 List.of("db.*"), 10, 1000, 16L << 20, Duration.ZERO,
-                RebuildSettings.defaults().withReclaimGrace(Duration.ZERO), () -> Prune.NONE, 16, true),
+                RebuildSettings.defaults().withReclaimGrace(Duration.ZERO), () -> Prune.NONE, 16, true, Duration.ofMinutes(1), Duration.ofHours(1)),
             java.time.Clock.systemUTC(),
             ",test=" + System.nanoTime());
     assertThat(defaults.triggerSnapshots()).isEqualTo(500);
@@ -66,7 +66,7 @@ class GuardTest {
       ok = true;
     } finally {
       TableMetadata committed = ((HasTableOperations) table).operations().current();
-      guard.afterCommit(catalog, EVENTS, committed, ok, wait);
+      guard.afterCommit((dev.floe.catalog.MapDbTableOperations) ((HasTableOperations) table).operations(), committed, ok, wait);
     }
   }
 
@@ -140,7 +140,7 @@ class GuardTest {
         new Guard(
             new GuardSettings(
                 List.of("db.*"), 100, 1000, 16L << 20, Duration.ZERO,
-                RebuildSettings.defaults().withMetadataVersions(3), () -> Prune.NONE, 16, false),
+                RebuildSettings.defaults().withMetadataVersions(3), () -> Prune.NONE, 16, false, Duration.ofMinutes(1), Duration.ofHours(1)),
             java.time.Clock.systemUTC(),
             ",test=" + System.nanoTime());
     Table table = eventsWith(org.apache.iceberg.TableProperties.METADATA_PREVIOUS_VERSIONS_MAX, "2");
