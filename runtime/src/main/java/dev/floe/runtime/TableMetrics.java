@@ -53,10 +53,6 @@ public final class TableMetrics implements TableMetricsMBean {
     return busyUntil;
   }
 
-  TableGrowth growth() {
-    return growth;
-  }
-
   @Override
   public int getSnapshots() {
     return growth.snapshots();
