@@ -11,17 +11,13 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -36,33 +32,8 @@ public final class AgentConfig {
   /** Properties starting with this prefix are floe's own, but not configuration keys. */
   static final String INTERNAL_PREFIX = "floe.internal.";
 
-  /** Every key, its default and the form it takes, in the order README documents them. */
-  static final Map<String, String[]> KEYS = new LinkedHashMap<>();
-
-  static {
-    key("floe.enabled", "true", "true or false");
-    key("floe.tables", "", "comma-separated globs of namespace.table, e.g. db.events,logs.*; empty: every table");
-    key("floe.trigger.snapshots", "500", "a whole number of snapshots, 2 or more");
-    key("floe.trigger.data-files", "1000", "a whole number of data files, 1 or more");
-    key("floe.trigger.metadata-bytes", "16MiB", "a size such as 16MiB, 512KiB or 1048576");
-    key("floe.trigger.min-interval", "1m", "a duration such as 30s, 1m, 10m or PT1M");
-    key("floe.trigger.busy-backoff", "1m", "a duration such as 30s, 1m or 10m");
-    key("floe.trigger.busy-backoff-max", "1h", "a duration such as 10m or 1h, not below floe.trigger.busy-backoff");
-    key("floe.rebuild.row-group-rows", "131072", "a whole number of rows, 1 or more");
-    key("floe.rebuild.row-group-max-bytes", "64MiB", "a size such as 64MiB");
-    key("floe.rebuild.target-file-bytes", "512MiB", "a size such as 512MiB or 1GiB");
-    key("floe.rebuild.zstd-level", "3", "a ZSTD level from 1 to 22");
-    key("floe.rebuild.prune-class", "", "the name of a class implementing dev.floe.runtime.Prune with a public no-argument constructor; empty: no prune");
-    key("floe.rebuild.metadata-versions", "10", "a whole number of previous metadata files, 0 or more (0: leave each table's own setting)");
-    key("floe.rebuild.writer-markers", "8", "a whole number of writers, 1 or more: how many exactly-once writers of one kind (Flink jobs, Spark streaming queries) a rebuild keeps the progress of");
-    key("floe.reclaim.grace", "10m", "a duration such as 30s, 10m or 1h");
-    key("floe.handles.max", "512", "a whole number of handles, 0 or more");
-    key("floe.jmx", "true", "true or false");
-  }
-
-  private static void key(String name, String defaultValue, String form) {
-    KEYS.put(name, new String[] {defaultValue, form});
-  }
+  /** Every key, its default and the form it takes ({@link ConfigKeys}). */
+  static final Map<String, String[]> KEYS = ConfigKeys.ALL;
 
   private final boolean enabled;
   private final GuardSettings settings;
@@ -175,7 +146,7 @@ public final class AgentConfig {
 
   private static AgentConfig parse(
       Map<String, String> values, List<String> warnings, String source, ClassLoader pruneLoader) throws ConfigException {
-    Values v = new Values(values);
+    ConfigValues v = new ConfigValues(values);
     boolean enabled = v.bool("floe.enabled");
     List<String> tables =
         Arrays.stream(v.raw("floe.tables").split(",")).map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toList());
@@ -210,7 +181,7 @@ public final class AgentConfig {
     return new AgentConfig(enabled, settings, warnings, source, values);
   }
 
-  private static Supplier<Prune> pruneSupplier(Values v, ClassLoader loader) throws ConfigException {
+  private static Supplier<Prune> pruneSupplier(ConfigValues v, ClassLoader loader) throws ConfigException {
     String name = v.raw("floe.rebuild.prune-class").trim();
     if (name.isEmpty() || loader == null) {
       return () -> Prune.NONE;
@@ -248,102 +219,5 @@ public final class AgentConfig {
         throw new IllegalStateException("Cannot create prune " + name + ": " + e.getCause(), e);
       }
     };
-  }
-
-  /** Typed access to the raw values, each failure naming its key, value and expected form. */
-  private static final class Values {
-    private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(b|kib|mib|gib|tib|kb|mb|gb|tb)?", Pattern.CASE_INSENSITIVE);
-    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)", Pattern.CASE_INSENSITIVE);
-
-    private final Map<String, String> values;
-
-    Values(Map<String, String> values) {
-      this.values = values;
-    }
-
-    String raw(String key) {
-      return values.getOrDefault(key, KEYS.get(key)[0]);
-    }
-
-    ConfigException invalid(String key) {
-      return new ConfigException(key + " is '" + raw(key) + "'; expected " + KEYS.get(key)[1]);
-    }
-
-    boolean bool(String key) throws ConfigException {
-      String value = raw(key).trim().toLowerCase(Locale.ROOT);
-      if (value.equals("true") || value.equals("false")) {
-        return Boolean.parseBoolean(value);
-      }
-      throw invalid(key);
-    }
-
-    long count(String key, long min) throws ConfigException {
-      try {
-        long value = Long.parseLong(raw(key).trim().replace("_", ""));
-        if (value >= min && value <= Integer.MAX_VALUE) {
-          return value;
-        }
-      } catch (NumberFormatException e) {
-        // reported below
-      }
-      throw invalid(key);
-    }
-
-    long bytes(String key) throws ConfigException {
-      Matcher m = SIZE.matcher(raw(key).trim());
-      if (!m.matches()) {
-        throw invalid(key);
-      }
-      long number;
-      try {
-        number = Long.parseLong(m.group(1));
-      } catch (NumberFormatException e) {
-        throw invalid(key);
-      }
-      String unit = m.group(2) == null ? "b" : m.group(2).toLowerCase(Locale.ROOT);
-      long scale;
-      switch (unit) {
-        case "kib": scale = 1L << 10; break;
-        case "mib": scale = 1L << 20; break;
-        case "gib": scale = 1L << 30; break;
-        case "tib": scale = 1L << 40; break;
-        case "kb": scale = 1_000L; break;
-        case "mb": scale = 1_000_000L; break;
-        case "gb": scale = 1_000_000_000L; break;
-        case "tb": scale = 1_000_000_000_000L; break;
-        default: scale = 1;
-      }
-      if (number <= 0 || number > Long.MAX_VALUE / scale) {
-        throw invalid(key);
-      }
-      return number * scale;
-    }
-
-    Duration duration(String key) throws ConfigException {
-      String value = raw(key).trim();
-      if (value.toUpperCase(Locale.ROOT).startsWith("P")) {
-        try {
-          Duration parsed = Duration.parse(value);
-          if (!parsed.isNegative()) {
-            return parsed;
-          }
-        } catch (DateTimeParseException e) {
-          // reported below
-        }
-        throw invalid(key);
-      }
-      Matcher m = DURATION.matcher(value);
-      if (!m.matches()) {
-        throw invalid(key);
-      }
-      long amount = Long.parseLong(m.group(1));
-      switch (m.group(2).toLowerCase(Locale.ROOT)) {
-        case "ms": return Duration.ofMillis(amount);
-        case "s": return Duration.ofSeconds(amount);
-        case "m": return Duration.ofMinutes(amount);
-        case "h": return Duration.ofHours(amount);
-        default: return Duration.ofDays(amount);
-      }
-    }
   }
 }

@@ -1,5 +1,6 @@
 package dev.floe.agent;
 
+import static net.bytebuddy.matcher.ElementMatchers.declaresField;
 import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
 import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
 import static net.bytebuddy.matcher.ElementMatchers.named;
@@ -36,8 +37,12 @@ import net.bytebuddy.utility.JavaModule;
  * Whatever goes wrong here, the host runs on, unguarded, and one line says why.
  */
 public final class FloeAgent {
-  static final String VERSION = "0.1.0";
+  /** The release, as the build wrote it into {@code floe-version.properties}. */
+  static final String VERSION = buildVersion();
   private static final AtomicBoolean STARTED = new AtomicBoolean();
+  /** The types floe's advice was woven into, per class loader (weakly), as Byte Buddy reports them. */
+  private static final java.util.Map<ClassLoader, java.util.Set<String>> TRANSFORMED =
+      java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
   private FloeAgent() {}
 
@@ -95,7 +100,7 @@ public final class FloeAgent {
         .ignore(nameStartsWith("net.bytebuddy.").or(nameStartsWith("dev.floe.shaded.")))
         .type(named("org.apache.iceberg.BaseMetastoreTableOperations"))
         .transform(advice(CommitAdvice.class, named("commit").and(takesArguments(2)).and(not(isAbstract()))))
-        .type(named("org.apache.iceberg.SnapshotProducer"))
+        .type(named("org.apache.iceberg.SnapshotProducer").and(declaresField(named(InstrumentationCheck.OPS_FIELD))))
         .transform(advice(OperationAdvice.class, named("commit").and(takesArguments(0)).and(not(isAbstract()))))
         .type(named("dev.floe.catalog.MapDbCatalog"))
         .transform(advice(LoadTableAdvice.class, named("loadTable").or(named("registerTable")).and(returns(named("org.apache.iceberg.Table")))))
@@ -122,7 +127,28 @@ public final class FloeAgent {
 
     @Override
     public void onTransformation(TypeDescription type, ClassLoader loader, JavaModule module, boolean loaded, DynamicType dynamicType) {
-      // quiet: the start-up line already said what is instrumented
+      // quiet here: each class loader's guard says what was woven into its classes when it starts
+      TRANSFORMED.computeIfAbsent(loader, l -> java.util.concurrent.ConcurrentHashMap.newKeySet()).add(type.getSimpleName());
+    }
+  }
+
+  /** The types instrumented so far in {@code loader}, counted and named, for its guard's start line. */
+  static String transformedIn(ClassLoader loader) {
+    java.util.Set<String> types = TRANSFORMED.getOrDefault(loader, java.util.Set.of());
+    java.util.List<String> sorted = new java.util.ArrayList<>(types);
+    java.util.Collections.sort(sorted);
+    return sorted.size() + " types " + sorted + " (the others as they load)";
+  }
+
+  private static String buildVersion() {
+    try (java.io.InputStream in = FloeAgent.class.getResourceAsStream("floe-version.properties")) {
+      java.util.Properties properties = new java.util.Properties();
+      if (in != null) {
+        properties.load(in);
+      }
+      return properties.getProperty("version", "(unknown version)");
+    } catch (java.io.IOException e) {
+      return "(unknown version)";
     }
   }
 }

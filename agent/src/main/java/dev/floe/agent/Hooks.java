@@ -29,22 +29,28 @@ public final class Hooks implements FloeBridge.Dispatcher {
   private volatile Guard guard;
 
   /** Called reflectively by {@link LoaderGuards}, with JDK types only. */
-  public Hooks(Map<String, String> config, String source, String jmxSuffix, String loaderName) {
+  public Hooks(Map<String, String> config, String source, String jmxSuffix, String loaderName, String instrumented) {
     this.jmxSuffix = jmxSuffix;
-    this.settings = settingsFor(config, source, loaderName);
+    this.settings = settingsFor(config, source, loaderName, instrumented);
   }
 
-  private static GuardSettings settingsFor(Map<String, String> config, String source, String loaderName) {
+  private static GuardSettings settingsFor(
+      Map<String, String> config, String source, String loaderName, String instrumented) {
     ClassLoader here = Hooks.class.getClassLoader();
     IcebergSupport iceberg = IcebergSupport.detect(here);
     String unsupported = iceberg.unsupportedReason();
+    if (unsupported == null) {
+      unsupported = InstrumentationCheck.mismatch(here);
+    }
     if (unsupported != null) {
-      AgentLog.warn("floe " + FloeAgent.VERSION + " does not guard the Iceberg of " + loaderName + ": "
-          + unsupported + "; its commits go on unguarded");
+      AgentLog.warn("floe " + FloeAgent.VERSION + " does not guard the Iceberg " + iceberg.version() + " of "
+          + loaderName + ": " + unsupported + "; its commits go on unguarded");
       return null;
     }
     try {
-      return AgentConfig.parse(config, source, here).settings();
+      GuardSettings settings = AgentConfig.parse(config, source, here).settings();
+      AgentLog.info("guarding Iceberg " + iceberg.version() + " in " + loaderName + "; instrumented so far: " + instrumented);
+      return settings;
     } catch (ConfigException e) {
       AgentLog.error("floe " + FloeAgent.VERSION + " does not guard the Iceberg of " + loaderName + ": "
           + e.getMessage() + ". Its commits go on unguarded.");

@@ -123,8 +123,8 @@ final class LoaderGuards implements FloeBridge.Dispatcher {
       IsolatingLoader isolated = new IsolatingLoader("floe-guard", agentJar, loader);
       Class<?> hooks = isolated.loadClass(HOOKS_CLASS);
       return (FloeBridge.Dispatcher)
-          hooks.getConstructor(Map.class, String.class, String.class, String.class)
-              .newInstance(config, source, jmxSuffix(loader), name);
+          hooks.getConstructor(Map.class, String.class, String.class, String.class, String.class)
+              .newInstance(config, source, jmxSuffix(loader), name, FloeAgent.transformedIn(loader));
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
       Throwable cause = e.getCause() != null ? e.getCause() : e;
       AgentLog.error("floe " + FloeAgent.VERSION + " cannot guard the Iceberg of " + name + " (" + cause

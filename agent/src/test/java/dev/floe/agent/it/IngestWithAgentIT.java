@@ -79,7 +79,12 @@ class IngestWithAgentIT {
     Jvm.Run run = ingest(floeProperties(""), commits, 5, 1);
 
     assertThat(run.exitCode()).as(run.output()).isZero();
-    assertThat(run.lines("[floe] INFO floe ")).as(run.output()).hasSize(1);
+    assertThat(run.lines("[floe] INFO floe ")).as(run.output()).singleElement().asString()
+        .as("the start line names the release the build wrote")
+        .contains("[floe] INFO floe " + System.getProperty("floe.version") + " ");
+    assertThat(run.lines("[floe] INFO guarding Iceberg ")).as(run.output()).singleElement().asString()
+        .as("the guard says what was instrumented in its loader")
+        .contains("in the system class loader").contains("BaseMetastoreTableOperations").contains("MapDbCatalog");
     assertThat(run.lines("floe: rebuilt db.events")).as(run.output()).isNotEmpty();
     assertThat(run.lines("ERROR")).as(run.output()).isEmpty();
     // an append that waited at the gate while a rebuild swapped the table applies itself to the

@@ -1,0 +1,40 @@
+package dev.floe.agent;
+
+import java.lang.reflect.Field;
+
+/**
+ * What floe's advice assumes of the host's Iceberg beyond method names, checked once per class
+ * loader before its guard starts, as BlockHound checks its own instrumentation at install: {@link
+ * OperationAdvice} reads the private field {@code ops} of {@code SnapshotProducer}. A mismatch is
+ * one message and floe steps aside for that loader, never a {@code NoSuchFieldError} in the host.
+ */
+final class InstrumentationCheck {
+  static final String PRODUCER = "org.apache.iceberg.SnapshotProducer";
+  static final String OPS_FIELD = "ops";
+  static final String OPERATIONS = "org.apache.iceberg.TableOperations";
+
+  private InstrumentationCheck() {}
+
+  /** What does not match in {@code loader}'s Iceberg, or null when everything does. */
+  static String mismatch(ClassLoader loader) {
+    Class<?> producer;
+    Class<?> operations;
+    try {
+      producer = Class.forName(PRODUCER, false, loader);
+      operations = Class.forName(OPERATIONS, false, loader);
+    } catch (ClassNotFoundException | LinkageError e) {
+      return "its Iceberg has no " + PRODUCER + " or " + OPERATIONS + " (" + e + ")";
+    }
+    Field field;
+    try {
+      field = producer.getDeclaredField(OPS_FIELD);
+    } catch (NoSuchFieldException e) {
+      return PRODUCER + " has no field '" + OPS_FIELD + "' (floe's advice on SnapshotProducer.commit reads it)";
+    }
+    if (!operations.isAssignableFrom(field.getType())) {
+      return PRODUCER + "." + OPS_FIELD + " is a " + field.getType().getName() + ", not a " + OPERATIONS
+          + " (floe's advice on SnapshotProducer.commit reads it)";
+    }
+    return null;
+  }
+}
