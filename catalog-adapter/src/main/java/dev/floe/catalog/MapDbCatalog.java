@@ -58,7 +58,7 @@ public class MapDbCatalog extends BaseMetastoreCatalog
   public static final int CACHE_MAX_HANDLES_DEFAULT = 512;
   public static final String DEFAULT_FILE_NAME = "floe-catalog.db";
 
-  private static final String HADOOP_FILE_IO = "org.apache.iceberg.hadoop.HadoopFileIO";
+  static final String HADOOP_FILE_IO = "org.apache.iceberg.hadoop.HadoopFileIO";
 
   private String catalogName = "mapdb";
   private Map<String, String> catalogProperties = Map.of();
@@ -93,8 +93,8 @@ public class MapDbCatalog extends BaseMetastoreCatalog
               + " warehouse=/var/lib/ingest/warehouse");
     }
     this.warehouse = root.replaceAll("/+$", "");
-    int maxHandles = parseMaxHandles(properties.get(CACHE_MAX_HANDLES));
-    Path file = catalogFile(properties.get(URI), warehouse);
+    int maxHandles = CatalogLocations.maxHandles(properties.get(CACHE_MAX_HANDLES));
+    Path file = CatalogLocations.catalogFile(properties.get(URI), warehouse);
 
     // the FileIO first: a bad io-impl must not leave a new catalog file behind
     FileIO fileIO = loadFileIO();
@@ -110,7 +110,7 @@ public class MapDbCatalog extends BaseMetastoreCatalog
 
   private FileIO loadFileIO() {
     String ioImpl = catalogProperties.getOrDefault(CatalogProperties.FILE_IO_IMPL, HADOOP_FILE_IO);
-    Object conf = hadoopConf != null ? hadoopConf : LocalHadoopConf.create(HADOOP_FILE_IO.equals(ioImpl));
+    Object conf = hadoopConf != null ? hadoopConf : CatalogLocations.LocalHadoopConf.create(HADOOP_FILE_IO.equals(ioImpl));
     return CatalogUtil.loadFileIO(ioImpl, catalogProperties, conf);
   }
 
@@ -272,9 +272,7 @@ public class MapDbCatalog extends BaseMetastoreCatalog
   @Override
   public List<TableIdentifier> listTables(Namespace namespace) {
     CatalogStore.Snapshot state = store().snapshot();
-    if (!namespace.isEmpty() && !exists(state, namespace)) {
-      throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
-    }
+    CatalogNamespaces.requireExists(state, namespace);
     String prefix = CatalogKeys.tablesOf(namespace);
     return state.pointers.subMap(prefix, true, prefix + CatalogKeys.END, false).keySet().stream()
         .map(CatalogKeys::table)
@@ -313,33 +311,7 @@ public class MapDbCatalog extends BaseMetastoreCatalog
     if (from.equals(to)) {
       return;
     }
-    String fromKey = CatalogKeys.table(from);
-    String toKey = CatalogKeys.table(to);
-    store()
-        .write(
-            "rename table " + from + " to " + to,
-            tx -> {
-              String location = tx.pointer(fromKey);
-              if (location == null) {
-                throw new NoSuchTableException(
-                    "Cannot rename %s to %s: Table does not exist", from, to);
-              }
-              if (tx.pointer(toKey) != null) {
-                throw new AlreadyExistsException(
-                    "Cannot rename %s to %s: Table already exists", from, to);
-              }
-              if (!to.namespace().equals(from.namespace())
-                  && !to.namespace().isEmpty()
-                  && !exists(tx.pointers(), tx.namespaces(), to.namespace())) {
-                throw new NoSuchNamespaceException(
-                    "Cannot rename %s to %s: Namespace does not exist: %s",
-                    from, to, to.namespace());
-              }
-              tx.putPointer(toKey, location);
-              tx.removePointer(fromKey);
-              tx.moveLog(fromKey, toKey);
-              return null;
-            });
+    PointerMoves.rename(store(), from, to);
     handles.invalidate(from);
     handles.invalidate(to);
   }
@@ -377,46 +349,7 @@ public class MapDbCatalog extends BaseMetastoreCatalog
     if (live.equals(temp)) {
       throw new IllegalArgumentException("Cannot swap table " + live + " with itself");
     }
-    String liveKey = CatalogKeys.table(live);
-    String tempKey = CatalogKeys.table(temp);
-    String prior =
-        store()
-            .write(
-                "swap " + temp + " into " + live,
-                tx -> {
-                  String tempLocation = tx.pointer(tempKey);
-                  if (tempLocation == null) {
-                    throw new NoSuchTableException(
-                        "Cannot swap %s into %s: %s does not exist", temp, live, temp);
-                  }
-                  String liveLocation = tx.pointer(liveKey);
-                  if (expectedLiveLocation != null
-                      && !expectedLiveLocation.equals(liveLocation)) {
-                    throw new CommitFailedException(
-                        "Cannot swap %s into %s: %s moved from %s to %s since the swap was"
-                            + " prepared",
-                        temp, live, live, expectedLiveLocation, liveLocation);
-                  }
-                  tx.putPointer(liveKey, tempLocation);
-                  tx.removePointer(tempKey);
-                  // the old table's log goes; the temp table's own log (its metadata files, which
-                  // the new live table's metadata log lists) continues under the live name, so
-                  // those files can be reclaimed by reference once that log forgets them
-                  tx.pruneLog(liveKey);
-                  tx.moveLog(tempKey, liveKey);
-                  if (!tempLocation.equals(tx.lastLogEntry(liveKey))) {
-                    tx.appendLog(liveKey, tempLocation);
-                  }
-                  for (DurableChange change : alsoRecord) {
-                    if (change.value() == null) {
-                      tx.removeSection(change.section(), change.key());
-                    } else {
-                      tx.putSection(change.section(), change.key(), change.value());
-                    }
-                  }
-                  CrashPoint.reach("catalog.swap-uncommitted");
-                  return liveLocation;
-                });
+    String prior = PointerMoves.swap(store(), live, temp, expectedLiveLocation, alsoRecord);
     handles.invalidate(live);
     handles.invalidate(temp);
     return prior;
@@ -446,21 +379,11 @@ public class MapDbCatalog extends BaseMetastoreCatalog
         .write("remove " + section + " entry " + key, tx -> tx.removeSection(section, key));
   }
 
-  // ---- namespaces ----
+  // ---- namespaces (CatalogNamespaces) ----
 
   @Override
   public void createNamespace(Namespace namespace, Map<String, String> metadata) {
-    String key = CatalogKeys.namespace(namespace);
-    store()
-        .write(
-            "create namespace " + namespace,
-            tx -> {
-              if (tx.namespaces().containsKey(key)) {
-                throw new AlreadyExistsException("Namespace already exists: %s", namespace);
-              }
-              tx.putNamespace(key, metadata);
-              return null;
-            });
+    CatalogNamespaces.create(store(), namespace, metadata);
   }
 
   @Override
@@ -470,132 +393,32 @@ public class MapDbCatalog extends BaseMetastoreCatalog
 
   @Override
   public List<Namespace> listNamespaces(Namespace namespace) {
-    CatalogStore.Snapshot state = store().snapshot();
-    if (!namespace.isEmpty() && !exists(state, namespace)) {
-      throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
-    }
-    int depth = namespace.length();
-    Set<List<String>> children = new TreeSet<>(MapDbCatalog::compareLevels);
-    for (Namespace candidate : knownNamespaces(state.pointers, state.namespaces)) {
-      if (CatalogKeys.isDescendant(candidate, namespace)) {
-        children.add(List.of(candidate.levels()).subList(0, depth + 1));
-      }
-    }
-    return children.stream()
-        .map(levels -> Namespace.of(levels.toArray(new String[0])))
-        .collect(Collectors.toList());
+    return CatalogNamespaces.children(store(), namespace);
   }
 
   @Override
   public Map<String, String> loadNamespaceMetadata(Namespace namespace) {
-    CatalogStore.Snapshot state = store().snapshot();
-    if (!exists(state, namespace)) {
-      throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
-    }
-    return state.namespaces.getOrDefault(CatalogKeys.namespace(namespace), Map.of());
+    return CatalogNamespaces.properties(store(), namespace);
   }
 
   @Override
   public boolean namespaceExists(Namespace namespace) {
-    return exists(store().snapshot(), namespace);
+    return CatalogNamespaces.exists(store().snapshot(), namespace);
   }
 
   @Override
   public boolean dropNamespace(Namespace namespace) throws NamespaceNotEmptyException {
-    String key = CatalogKeys.namespace(namespace);
-    return store()
-        .write(
-            "drop namespace " + namespace,
-            tx -> {
-              String prefix = CatalogKeys.tablesOf(namespace);
-              int tables =
-                  tx.pointers().subMap(prefix, true, prefix + CatalogKeys.END, false).size();
-              if (tables > 0) {
-                throw new NamespaceNotEmptyException(
-                    "Namespace %s is not empty: it contains %d table(s)", namespace, tables);
-              }
-              long children =
-                  knownNamespaces(tx.pointers(), tx.namespaces()).stream()
-                      .filter(candidate -> CatalogKeys.isDescendant(candidate, namespace))
-                      .count();
-              if (children > 0) {
-                throw new NamespaceNotEmptyException(
-                    "Namespace %s is not empty: it contains %d namespace(s)", namespace, children);
-              }
-              return tx.removeNamespace(key);
-            });
+    return CatalogNamespaces.drop(store(), namespace);
   }
 
   @Override
   public boolean setProperties(Namespace namespace, Map<String, String> properties) {
-    return updateProperties(namespace, current -> current.putAll(properties));
+    return CatalogNamespaces.updateProperties(store(), namespace, current -> current.putAll(properties));
   }
 
   @Override
   public boolean removeProperties(Namespace namespace, Set<String> properties) {
-    return updateProperties(namespace, current -> current.keySet().removeAll(properties));
-  }
-
-  private boolean updateProperties(
-      Namespace namespace, java.util.function.Consumer<Map<String, String>> change) {
-    String key = CatalogKeys.namespace(namespace);
-    return store()
-        .write(
-            "update properties of namespace " + namespace,
-            tx -> {
-              if (!exists(tx.pointers(), tx.namespaces(), namespace)) {
-                throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
-              }
-              Map<String, String> updated =
-                  new LinkedHashMap<>(tx.namespaces().getOrDefault(key, Map.of()));
-              change.accept(updated);
-              tx.putNamespace(key, updated);
-              return true;
-            });
-  }
-
-  /**
-   * A namespace exists when it was created, or when a table or a created namespace lies inside it.
-   */
-  private static boolean exists(CatalogStore.Snapshot state, Namespace namespace) {
-    return exists(state.pointers, state.namespaces, namespace);
-  }
-
-  private static boolean exists(
-      NavigableMap<String, String> pointers,
-      NavigableMap<String, Map<String, String>> namespaces,
-      Namespace namespace) {
-    if (namespaces.containsKey(CatalogKeys.namespace(namespace))) {
-      return true;
-    }
-    if (namespace.isEmpty()) {
-      return false; // the root holds tables without being a namespace of its own
-    }
-    for (Namespace candidate : knownNamespaces(pointers, namespaces)) {
-      if (candidate.equals(namespace) || CatalogKeys.isDescendant(candidate, namespace)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static Set<Namespace> knownNamespaces(
-      NavigableMap<String, String> pointers, NavigableMap<String, Map<String, String>> namespaces) {
-    Set<Namespace> known = new java.util.HashSet<>();
-    namespaces.keySet().forEach(key -> known.add(CatalogKeys.namespace(key)));
-    pointers.keySet().forEach(key -> known.add(CatalogKeys.table(key).namespace()));
-    known.remove(Namespace.empty());
-    return known;
-  }
-
-  private static int compareLevels(List<String> a, List<String> b) {
-    for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
-      int c = a.get(i).compareTo(b.get(i));
-      if (c != 0) {
-        return c;
-      }
-    }
-    return Integer.compare(a.size(), b.size());
+    return CatalogNamespaces.updateProperties(store(), namespace, current -> current.keySet().removeAll(properties));
   }
 
   // ---- lifecycle and helpers ----
@@ -644,82 +467,5 @@ public class MapDbCatalog extends BaseMetastoreCatalog
           "MapDbCatalog " + catalogName + " is not open: call initialize() first, and not after close()");
     }
     return opened;
-  }
-
-  private static int parseMaxHandles(String value) {
-    if (value == null) {
-      return CACHE_MAX_HANDLES_DEFAULT;
-    }
-    try {
-      int parsed = Integer.parseInt(value.trim());
-      if (parsed >= 0) {
-        return parsed;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new IllegalArgumentException(
-        "MapDbCatalog property '"
-            + CACHE_MAX_HANDLES
-            + "' is '"
-            + value
-            + "': expected a whole number of handles, 0 or more (default "
-            + CACHE_MAX_HANDLES_DEFAULT
-            + ")");
-  }
-
-  /** The local file named by {@code uri}, or {@code <warehouse>/floe-catalog.db}. */
-  static Path catalogFile(String uri, String warehouse) {
-    if (uri != null && !uri.isBlank()) {
-      return localPath(uri, "uri");
-    }
-    return localPath(warehouse, "warehouse").resolve(DEFAULT_FILE_NAME);
-  }
-
-  private static Path localPath(String location, String property) {
-    if (location.startsWith("file:")) {
-      return Paths.get(java.net.URI.create(location));
-    }
-    if (location.matches("^[A-Za-z][A-Za-z0-9+.-]+://.*")) {
-      throw new IllegalArgumentException(
-          "MapDbCatalog keeps its pointers in a local MapDB file, and '"
-              + property
-              + "' ("
-              + location
-              + ") is not local: set 'uri' to a local path for the catalog file");
-    }
-    return Paths.get(location);
-  }
-
-  /** A Hadoop configuration for local files, made reflectively so Hadoop stays the host's. */
-  static final class LocalHadoopConf {
-    private LocalHadoopConf() {}
-
-    /** A configuration, or null when Hadoop is absent and {@code required} is false. */
-    static Object create(boolean required) {
-      Class<?> type;
-      try {
-        type = Class.forName("org.apache.hadoop.conf.Configuration", true, CatalogUtil.class.getClassLoader());
-      } catch (ClassNotFoundException e) {
-        if (!required) {
-          return null;
-        }
-        throw new IllegalArgumentException(
-            "MapDbCatalog uses Iceberg's HadoopFileIO unless 'io-impl' names another FileIO, and"
-                + " Hadoop is not on the class path: add hadoop-client-api and"
-                + " hadoop-client-runtime, or set io-impl",
-            e);
-      }
-      try {
-        Object conf = type.getConstructor().newInstance();
-        Method set = type.getMethod("set", String.class, String.class);
-        // write local files without .crc side files, which no table metadata references
-        set.invoke(conf, "fs.file.impl", "org.apache.hadoop.fs.RawLocalFileSystem");
-        set.invoke(conf, "fs.file.impl.disable.cache", "true");
-        return conf;
-      } catch (ReflectiveOperationException e) {
-        throw new IllegalStateException("Cannot create a Hadoop Configuration", e);
-      }
-    }
   }
 }
