@@ -34,6 +34,14 @@ class FlinkFailoverIT {
   static final int FAILURES = 2;
   /** The child's bound; the runs take about a minute. */
   static final int MINUTES = 5;
+  /**
+   * One writer. Iceberg 1.10.1's FlinkSink (v1) loses rows of a bounded job whose parallel writers
+   * finish in different checkpoints: each writer's end-of-input files go under one key
+   * ({@code Long.MAX_VALUE}) that the committer's next snapshot overwrites instead of merging; a
+   * failover makes the writers finish apart. Seen here without the agent (the tail of one split
+   * missing in 2 of 5 runs at parallelism 2), so the harness keeps to one writer.
+   */
+  static final String PARALLELISM = "1";
 
   @TempDir Path dir;
 
@@ -56,7 +64,8 @@ class FlinkFailoverIT {
 
     ChildJvm.Run run =
         ChildJvm.run(MINUTES, log(test), jvm, FlinkIngest.class.getName(),
-            dir.toString(), Integer.toString(ROWS), Integer.toString(RATE), "2", "after-rebuild:" + FAILURES);
+            dir.toString(), Integer.toString(ROWS), Integer.toString(RATE), PARALLELISM,
+            "after-rebuild:" + FAILURES + "@" + TRIGGER);
 
     Map<String, String> result = run.result();
     assertThat(run.lines("[floe] INFO")).as(run::describe).isNotEmpty();
@@ -81,7 +90,7 @@ class FlinkFailoverIT {
 
     ChildJvm.Run run =
         ChildJvm.run(MINUTES, log(test), jvm, FlinkIngest.class.getName(),
-            dir.toString(), Integer.toString(rows), Integer.toString(RATE), "2", "after-commit:20,50");
+            dir.toString(), Integer.toString(rows), Integer.toString(RATE), PARALLELISM, "after-commit:20,50");
 
     Map<String, String> result = run.result();
     assertThat(result.get("sharedStatics")).as(run::describe).isEqualTo("true");
