@@ -46,12 +46,15 @@ public final class AgentConfig {
     key("floe.trigger.data-files", "1000", "a whole number of data files, 1 or more");
     key("floe.trigger.metadata-bytes", "16MiB", "a size such as 16MiB, 512KiB or 1048576");
     key("floe.trigger.min-interval", "1m", "a duration such as 30s, 1m, 10m or PT1M");
+    key("floe.trigger.busy-backoff", "1m", "a duration such as 30s, 1m or 10m");
+    key("floe.trigger.busy-backoff-max", "1h", "a duration such as 10m or 1h, not below floe.trigger.busy-backoff");
     key("floe.rebuild.row-group-rows", "131072", "a whole number of rows, 1 or more");
     key("floe.rebuild.row-group-max-bytes", "64MiB", "a size such as 64MiB");
     key("floe.rebuild.target-file-bytes", "512MiB", "a size such as 512MiB or 1GiB");
     key("floe.rebuild.zstd-level", "3", "a ZSTD level from 1 to 22");
     key("floe.rebuild.prune-class", "", "the name of a class implementing dev.floe.runtime.Prune with a public no-argument constructor; empty: no prune");
     key("floe.rebuild.metadata-versions", "10", "a whole number of previous metadata files, 0 or more (0: leave each table's own setting)");
+    key("floe.rebuild.writer-markers", "8", "a whole number of writers, 1 or more: how many exactly-once writers of one kind (Flink jobs, Spark streaming queries) a rebuild keeps the progress of");
     key("floe.reclaim.grace", "10m", "a duration such as 30s, 10m or 1h");
     key("floe.handles.max", "512", "a whole number of handles, 0 or more");
     key("floe.jmx", "true", "true or false");
@@ -180,6 +183,11 @@ public final class AgentConfig {
     long dataFiles = v.count("floe.trigger.data-files", 1);
     long metadataBytes = v.bytes("floe.trigger.metadata-bytes");
     Duration minInterval = v.duration("floe.trigger.min-interval");
+    Duration busyBackoff = v.duration("floe.trigger.busy-backoff");
+    Duration busyBackoffMax = v.duration("floe.trigger.busy-backoff-max");
+    if (busyBackoffMax.compareTo(busyBackoff) < 0) {
+      throw v.invalid("floe.trigger.busy-backoff-max");
+    }
     int rowGroupRows = (int) v.count("floe.rebuild.row-group-rows", 1);
     long rowGroupMaxBytes = v.bytes("floe.rebuild.row-group-max-bytes");
     long targetFileBytes = v.bytes("floe.rebuild.target-file-bytes");
@@ -188,14 +196,17 @@ public final class AgentConfig {
       throw v.invalid("floe.rebuild.zstd-level");
     }
     int metadataVersions = (int) v.count("floe.rebuild.metadata-versions", 0);
+    int writerMarkers = (int) v.count("floe.rebuild.writer-markers", 1);
     Duration grace = v.duration("floe.reclaim.grace");
     int handles = (int) v.count("floe.handles.max", 0);
     boolean jmx = v.bool("floe.jmx");
     Supplier<Prune> prune = pruneSupplier(v, pruneLoader);
     RebuildSettings rebuild =
-        new RebuildSettings(rowGroupRows, rowGroupMaxBytes, targetFileBytes, (int) zstd, grace, 3, metadataVersions);
+        new RebuildSettings(rowGroupRows, rowGroupMaxBytes, targetFileBytes, (int) zstd, grace, 3, metadataVersions, writerMarkers);
     GuardSettings settings =
-        new GuardSettings(tables, snapshots, dataFiles, metadataBytes, minInterval, rebuild, prune, handles, jmx);
+        new GuardSettings(
+            tables, snapshots, dataFiles, metadataBytes, minInterval, rebuild, prune, handles, jmx, busyBackoff,
+            busyBackoffMax);
     return new AgentConfig(enabled, settings, warnings, source, values);
   }
 

@@ -78,7 +78,7 @@ public final class Hooks implements FloeBridge.Dispatcher {
     }
     MapDbTableOperations mapDbOps = (MapDbTableOperations) ops;
     TableMetadata committed = metadata instanceof TableMetadata ? (TableMetadata) metadata : null;
-    guard().afterCommit(mapDbOps.catalog(), mapDbOps.identifier(), committed, thrown == null, entered - 1);
+    guard().afterCommit(mapDbOps, committed, thrown == null, entered - 1);
   }
 
   @Override

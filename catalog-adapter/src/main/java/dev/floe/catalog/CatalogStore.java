@@ -110,6 +110,19 @@ final class CatalogStore {
     }
   }
 
+  /** Joins the store of {@code file} if this JVM has it open; null if it does not. */
+  static CatalogStore acquireIfOpen(Path file) {
+    Path key = file.toAbsolutePath().normalize();
+    synchronized (OPEN) {
+      CatalogStore store = OPEN.get(key);
+      if (store == null) {
+        return null;
+      }
+      store.references += 1;
+      return store;
+    }
+  }
+
   /** Gives back one reference; the last one closes the file. */
   void release() {
     synchronized (OPEN) {

@@ -65,6 +65,7 @@ public class MapDbCatalog extends BaseMetastoreCatalog
   private String warehouse;
   private Object hadoopConf;
   private FileIO io;
+  private Path file;
   private CatalogStore store;
   private HandleCache handles;
 
@@ -95,9 +96,8 @@ public class MapDbCatalog extends BaseMetastoreCatalog
     int maxHandles = parseMaxHandles(properties.get(CACHE_MAX_HANDLES));
     Path file = catalogFile(properties.get(URI), warehouse);
 
-    String ioImpl = properties.getOrDefault(CatalogProperties.FILE_IO_IMPL, HADOOP_FILE_IO);
-    Object conf = hadoopConf != null ? hadoopConf : LocalHadoopConf.create(HADOOP_FILE_IO.equals(ioImpl));
-    FileIO fileIO = CatalogUtil.loadFileIO(ioImpl, properties, conf);
+    // the FileIO first: a bad io-impl must not leave a new catalog file behind
+    FileIO fileIO = loadFileIO();
     CatalogStore opened;
     try {
       opened = CatalogStore.acquire(file);
@@ -105,9 +105,57 @@ public class MapDbCatalog extends BaseMetastoreCatalog
       fileIO.close();
       throw e;
     }
+    open(file, opened, fileIO, maxHandles);
+  }
+
+  private FileIO loadFileIO() {
+    String ioImpl = catalogProperties.getOrDefault(CatalogProperties.FILE_IO_IMPL, HADOOP_FILE_IO);
+    Object conf = hadoopConf != null ? hadoopConf : LocalHadoopConf.create(HADOOP_FILE_IO.equals(ioImpl));
+    return CatalogUtil.loadFileIO(ioImpl, catalogProperties, conf);
+  }
+
+  private void open(Path file, CatalogStore opened, FileIO fileIO, int maxHandles) {
     this.io = fileIO;
+    this.file = file;
     this.store = opened;
     this.handles = new HandleCache(maxHandles);
+  }
+
+  /**
+   * Another instance of this catalog (same name, properties and Hadoop configuration) on the same
+   * file, sharing it for as long as any instance in this JVM has it open; null when none has, even
+   * if this one is closed. For work that must not depend on when the host closes its own
+   * instances (floe's background thread): the caller closes it when done, which closes the file
+   * only if every other instance was closed meanwhile.
+   */
+  public MapDbCatalog openAnother() {
+    Path shared = file;
+    if (shared == null) {
+      return null; // never initialized
+    }
+    CatalogStore opened = CatalogStore.acquireIfOpen(shared);
+    if (opened == null) {
+      return null;
+    }
+    MapDbCatalog other = new MapDbCatalog();
+    other.hadoopConf = hadoopConf;
+    other.catalogName = catalogName;
+    other.catalogProperties = catalogProperties;
+    other.warehouse = warehouse;
+    FileIO fileIO;
+    try {
+      fileIO = other.loadFileIO();
+    } catch (RuntimeException e) {
+      opened.release();
+      throw e;
+    }
+    other.open(shared, opened, fileIO, 0); // floe's work loads its tables uncached
+    return other;
+  }
+
+  /** Whether this instance is open: initialized and not yet closed. */
+  public boolean isOpen() {
+    return store != null;
   }
 
   @Override
@@ -120,9 +168,9 @@ public class MapDbCatalog extends BaseMetastoreCatalog
     return catalogProperties;
   }
 
-  /** The MapDB file this catalog keeps its pointers in. */
+  /** The MapDB file this catalog keeps its pointers in (also once closed); null before initialize. */
   public Path catalogFile() {
-    return store().file();
+    return file;
   }
 
   /** The catalog's file IO, the one its tables use. */

@@ -41,6 +41,14 @@ public class MapDbTableOperations extends BaseMetastoreTableOperations {
     return identifier;
   }
 
+  /**
+   * The table's metadata location as the catalog file holds it now, read from memory: also after
+   * the catalog instance these operations came from was closed, while the file is open.
+   */
+  public String pointer() {
+    return store.snapshot().pointers.get(tableKey);
+  }
+
   @Override
   protected void doRefresh() {
     String location = store.snapshot().pointers.get(tableKey);

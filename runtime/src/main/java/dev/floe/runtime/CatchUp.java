@@ -35,36 +35,56 @@ final class CatchUp {
   private CatchUp() {}
 
   static Result since(TableMetadata base, TableMetadata current, FileIO io) {
-    String changed = definitionChange(base, current);
-    if (changed != null) {
-      return restart(changed);
-    }
-    long baseId = base.currentSnapshot().snapshotId();
     List<Snapshot> newer = new ArrayList<>();
-    Snapshot snapshot = current.currentSnapshot();
-    while (snapshot != null && snapshot.snapshotId() != baseId) {
-      newer.add(snapshot);
-      snapshot = snapshot.parentId() == null ? null : current.snapshot(snapshot.parentId());
-    }
-    if (snapshot == null) {
-      return restart("the base snapshot " + baseId + " is no longer an ancestor of the table");
-    }
-    Collections.reverse(newer);
-    if (current.snapshots().size() != base.snapshots().size() + newer.size()) {
-      return restart("a snapshot was staged off the main branch");
+    String conflict = conflict(base, current, newer);
+    if (conflict != null) {
+      return restart(conflict);
     }
     List<DataFile> appended = new ArrayList<>();
     long rows = 0;
     for (Snapshot commit : newer) {
-      if (!DataOperations.APPEND.equals(commit.operation())) {
-        return restart("snapshot " + commit.snapshotId() + " is a " + commit.operation());
-      }
       for (DataFile file : commit.addedDataFiles(io)) {
         appended.add(file.copy());
         rows += file.recordCount();
       }
     }
     return new Result(List.copyOf(appended), rows, newer.size(), null);
+  }
+
+  /**
+   * Why what landed between {@code base} and {@code current} makes the rebuild start again, or
+   * null when it was only appends; reads no manifest, so it is cheap enough to ask while the rows
+   * still stream ({@link StreamRaceWatch}).
+   */
+  static String conflict(TableMetadata base, TableMetadata current) {
+    return conflict(base, current, new ArrayList<>());
+  }
+
+  /** {@link #conflict}, collecting the snapshots since {@code base} into {@code newer}, oldest first. */
+  private static String conflict(TableMetadata base, TableMetadata current, List<Snapshot> newer) {
+    String changed = definitionChange(base, current);
+    if (changed != null) {
+      return changed;
+    }
+    long baseId = base.currentSnapshot().snapshotId();
+    Snapshot snapshot = current.currentSnapshot();
+    while (snapshot != null && snapshot.snapshotId() != baseId) {
+      newer.add(snapshot);
+      snapshot = snapshot.parentId() == null ? null : current.snapshot(snapshot.parentId());
+    }
+    if (snapshot == null) {
+      return "the base snapshot " + baseId + " is no longer an ancestor of the table";
+    }
+    Collections.reverse(newer);
+    if (current.snapshots().size() != base.snapshots().size() + newer.size()) {
+      return "a snapshot was staged off the main branch";
+    }
+    for (Snapshot commit : newer) {
+      if (!DataOperations.APPEND.equals(commit.operation())) {
+        return "snapshot " + commit.snapshotId() + " is a " + commit.operation();
+      }
+    }
+    return null;
   }
 
   private static Result restart(String reason) {

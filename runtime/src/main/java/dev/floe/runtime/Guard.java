@@ -2,27 +2,13 @@ package dev.floe.runtime;
 
 import dev.floe.catalog.CrashPoint;
 import dev.floe.catalog.MapDbCatalog;
-import java.lang.management.ManagementFactory;
+import dev.floe.catalog.MapDbTableOperations;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Collections;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
-import javax.management.StandardMBean;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
@@ -34,9 +20,9 @@ import org.slf4j.LoggerFactory;
  * The guard: what the agent's advice hands off to, usable without the agent too. Host threads
  * call {@link #beforeCommit}/{@link #afterCommit} around every commit of a MapDbCatalog table; a
  * guarded table's commit passes the {@link WriterGate}, its growth is observed, and the {@link
- * TriggerPolicy} may queue a rebuild, which runs on the guard's one background daemon thread,
- * never on the host's. The same thread runs recovery when a catalog opens and reclaims retired
- * files when their grace window has passed.
+ * TriggerPolicy} may queue a rebuild, which runs on the guard's one background daemon thread
+ * ({@link GuardThread}), never on the host's. The same thread does the {@link Maintenance}:
+ * recovery when a catalog opens, metadata trims, reclaims.
  *
  * <p>Nothing here throws into the host: failures are counted, logged once, and the host goes on.
  */
@@ -52,54 +38,32 @@ public final class Guard implements GuardMetricsMBean {
   private final TableGlobs globs;
   private final TriggerPolicy policy;
   private final Compactor compactor;
-  private final ScheduledThreadPoolExecutor worker;
-  private final ConcurrentMap<TableIdentifier, TableState> tables = new ConcurrentHashMap<>();
-  private final Set<MapDbCatalog> catalogs = Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
-  private final List<ObjectName> registered = new java.util.concurrent.CopyOnWriteArrayList<>();
-  private final AtomicLong errors = new AtomicLong();
+  private final GuardThread thread;
+  private final HostCatalogs catalogs = new HostCatalogs();
+  private final ErrorLog errors = new ErrorLog();
+  private final Maintenance maintenance;
+  private final GuardMBeans mbeans;
+  private final ConcurrentMap<TableIdentifier, GuardedTable> tables = new ConcurrentHashMap<>();
   private final AtomicLong rebuilds = new AtomicLong();
-  private final String jmxSuffix;
-  private volatile String lastError = "";
 
-  /** Per-table state: metrics, when it was last rebuilt, whether a rebuild is queued. */
-  private static final class TableState {
-    final TableMetrics metrics;
-    final AtomicBoolean queued = new AtomicBoolean();
-    final AtomicBoolean warnedPartitioned = new AtomicBoolean();
-    final AtomicBoolean trimQueued = new AtomicBoolean();
-    volatile TableMetadata lastCommitted;
-    final AtomicInteger commitsSinceTrim = new AtomicInteger();
-    volatile Instant lastRebuild;
-    volatile long filesAfterRebuild;
-
-    TableState(TableMetrics metrics) {
-      this.metrics = metrics;
-    }
-  }
-
+  /**
+   * @param jmxSuffix appended to the names of this guard's MBeans and thread (the agent gives each
+   *     class loader's guard its own, {@code ,loader=<name>}); empty for the only guard
+   */
   public Guard(GuardSettings settings, Clock clock, String jmxSuffix) {
     this.settings = settings;
     this.clock = clock;
-    this.jmxSuffix = jmxSuffix;
     this.handles = new HandleRegistry(settings.maxTrackedHandles());
     this.globs = new TableGlobs(settings.tables());
     this.policy = new TriggerPolicy(settings);
     this.compactor =
         new Compactor(
             settings.rebuild(), gate, handles, (step, table) -> CrashPoint.reach("rebuild." + step), clock);
-    this.worker = new ScheduledThreadPoolExecutor(1, runnable -> {
-      Thread thread = new Thread(runnable, jmxSuffix.isEmpty() ? "floe-compactor" : "floe-compactor[" + jmxSuffix.substring(1) + "]");
-      thread.setDaemon(true);
-      return thread;
-    });
-    worker.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-    long reclaimEvery = Math.max(1_000, Math.min(30_000, settings.rebuild().reclaimGrace().toMillis() / 2));
-    worker.scheduleWithFixedDelay(this::reclaimDue, reclaimEvery, reclaimEvery, TimeUnit.MILLISECONDS);
-    registerMBean("dev.floe:type=Agent" + jmxSuffix, this, GuardMetricsMBean.class);
-  }
-
-  public Guard(GuardSettings settings) {
-    this(settings, Clock.systemUTC(), "");
+    this.thread =
+        new GuardThread(jmxSuffix.isEmpty() ? "floe-compactor" : "floe-compactor[" + jmxSuffix.substring(1) + "]");
+    this.maintenance = new Maintenance(thread, catalogs, errors, clock, settings.rebuild());
+    this.mbeans = new GuardMBeans(settings.jmx(), jmxSuffix);
+    mbeans.agent(this);
   }
 
   /** Whether commits of {@code table} pass the gate and are watched. */
@@ -153,27 +117,29 @@ public final class Guard implements GuardMetricsMBean {
   }
 
   /**
-   * Called on the host's thread after a commit of {@code table}, whatever its outcome: releases
+   * Called on the host's thread after a commit through {@code ops}, whatever its outcome: releases
    * the gate taken by {@link #beforeCommit} ({@code gateWait >= 0}), then, if the commit
    * succeeded, observes the table's growth and perhaps queues a rebuild.
    */
-  public void afterCommit(MapDbCatalog catalog, TableIdentifier table, TableMetadata committed, boolean succeeded, long gateWait) {
+  public void afterCommit(MapDbTableOperations ops, TableMetadata committed, boolean succeeded, long gateWait) {
     if (gateWait < 0) {
       return;
     }
+    TableIdentifier table = ops.identifier();
     gate.exit(table);
     if (!succeeded || committed == null) {
       return;
     }
+    MapDbCatalog catalog = ops.catalog();
     try {
-      catalogs.add(catalog);
-      TableState state = state(table);
-      TableGrowth growth = growthOf(catalog, table, committed);
+      catalogs.seen(catalog);
+      GuardedTable state = state(table);
+      TableGrowth growth = growthOf(ops, committed);
       state.metrics.committed(growth, gateWait);
       state.lastCommitted = committed;
-      queueTrim(catalog, table, state);
+      maintenance.committed(catalog, table, state);
       String reason = policy.reason(growth, state.lastRebuild, state.filesAfterRebuild, clock.instant());
-      if (reason == null) {
+      if (reason == null || state.busyAt(clock.instant())) {
         return;
       }
       if (committed.spec().isPartitioned()) {
@@ -183,33 +149,11 @@ public final class Guard implements GuardMetricsMBean {
         return;
       }
       if (state.queued.compareAndSet(false, true)) {
-        worker.execute(() -> rebuild(catalog, table, reason));
+        thread.execute(() -> rebuild(catalog, table, reason, state));
       }
     } catch (RuntimeException e) {
-      recordError("observing a commit of " + table, e);
+      errors.record("observing a commit of " + table, e);
     }
-  }
-
-  /**
-   * Every {@link RebuildSettings#metadataVersions()} commits, deletes on the background thread the
-   * metadata files the table's log has forgotten ({@link MetadataHistoryTrim}).
-   */
-  private void queueTrim(MapDbCatalog catalog, TableIdentifier table, TableState state) {
-    int every = settings.rebuild().metadataVersions();
-    if (every <= 0 || state.commitsSinceTrim.incrementAndGet() < every || !state.trimQueued.compareAndSet(false, true)) {
-      return;
-    }
-    state.commitsSinceTrim.set(0);
-    worker.execute(() -> {
-      state.trimQueued.set(false);
-      try {
-        MetadataHistoryTrim.trim(catalog, table, state.lastCommitted);
-      } catch (IllegalStateException closed) {
-        // the host closed its catalog meanwhile: the next trim of a reopened one catches up
-      } catch (RuntimeException e) {
-        recordError("deleting forgotten metadata files of " + table, e);
-      }
-    });
   }
 
   /** Called when the host loads a table handle from a MapDbCatalog: tracked for reload after swaps. */
@@ -221,37 +165,17 @@ public final class Guard implements GuardMetricsMBean {
 
   /** Called when the host opens a MapDbCatalog: recovery runs on the background thread. */
   public void catalogOpened(MapDbCatalog catalog) {
-    catalogs.add(catalog);
-    worker.execute(() -> {
-      try {
-        Recovery.run(catalog, clock.instant());
-      } catch (RuntimeException e) {
-        recordError("recovering catalog " + catalog.name(), e);
-      }
-    });
-  }
-
-  /** Queues a rebuild of {@code table} now, whatever its growth (for operators and tests). */
-  public void requestRebuild(MapDbCatalog catalog, TableIdentifier table) {
-    TableState state = state(table);
-    if (state.queued.compareAndSet(false, true)) {
-      worker.execute(() -> rebuild(catalog, table, "requested"));
-    }
+    maintenance.catalogOpened(catalog);
   }
 
   /** Waits until everything queued so far on the background thread has run. */
   public void awaitIdle(Duration timeout) throws InterruptedException {
-    var done = worker.submit(() -> {});
-    try {
-      done.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-      throw new IllegalStateException("floe's background thread did not go idle within " + timeout, e);
-    }
+    thread.awaitIdle(timeout);
   }
 
   /** The metrics of a table this guard has seen commit, or null. */
   public TableMetrics metrics(TableIdentifier table) {
-    TableState state = tables.get(table);
+    GuardedTable state = tables.get(table);
     return state == null ? null : state.metrics;
   }
 
@@ -264,114 +188,79 @@ public final class Guard implements GuardMetricsMBean {
    * this guard's MBeans.
    */
   public void close() {
-    MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-    for (ObjectName name : registered) {
-      try {
-        server.unregisterMBean(name);
-      } catch (Exception e) {
-        // gone already
-      }
-    }
-    registered.clear();
-    worker.shutdown();
-    worker.getQueue().clear();
-    try {
-      worker.awaitTermination(30, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    mbeans.unregisterAll();
+    thread.close();
   }
 
-  private void rebuild(MapDbCatalog catalog, TableIdentifier table, String reason) {
-    TableState state = state(table);
+  private void rebuild(MapDbCatalog catalog, TableIdentifier table, String reason, GuardedTable state) {
     try {
-      LOG.debug("floe: rebuilding {} ({})", table, reason);
-      CompactReport report = compactor.compactTable(catalog, table, settings.prune().get());
-      state.metrics.rebuilt(report);
-      state.filesAfterRebuild = report.dataFilesAfter();
-      rebuilds.incrementAndGet();
-      // its files are due when the grace window ends: reclaim then, not at the next periodic pass
-      worker.schedule(this::reclaimDue, settings.rebuild().reclaimGrace().toMillis() + 50, TimeUnit.MILLISECONDS);
+      if (catalogs.withOwn(catalog, own -> rebuildOn(own, table, reason, state))) {
+        state.lastRebuild = clock.instant();
+      }
     } catch (Throwable e) {
       state.metrics.failed(e);
-      recordError("rebuilding " + table, e);
-    } finally {
+      errors.record("rebuilding " + table, e);
       state.lastRebuild = clock.instant();
+    } finally {
       state.queued.set(false);
     }
   }
 
-  private void reclaimDue() {
-    MapDbCatalog[] open;
-    synchronized (catalogs) {
-      open = catalogs.toArray(new MapDbCatalog[0]);
+  private void rebuildOn(MapDbCatalog catalog, TableIdentifier table, String reason, GuardedTable state) {
+    LOG.debug("floe: rebuilding {} ({})", table, reason);
+    CompactReport report;
+    try {
+      report = compactor.compactTable(catalog, table, settings.prune().get());
+    } catch (TableBusyException e) {
+      backOff(state, e);
+      return;
     }
-    for (MapDbCatalog catalog : open) {
-      try {
-        new Reclaimer(catalog).runDue(clock.instant());
-      } catch (IllegalStateException closed) {
-        catalogs.remove(catalog); // the host closed it
-      } catch (Throwable e) {
-        // never let a failure cancel the schedule
-        recordError("reclaiming retired files of catalog " + catalog.name(), e);
-      }
-    }
+    state.busyStreak = 0;
+    state.busyUntil = null;
+    state.metrics.backedOff(0, null);
+    state.metrics.rebuilt(report);
+    state.filesAfterRebuild = report.dataFilesAfter();
+    rebuilds.incrementAndGet();
+    // its files are due when the grace window ends: reclaim then, not at the next periodic pass
+    maintenance.reclaimAfter(settings.rebuild().reclaimGrace());
   }
 
-  private TableState state(TableIdentifier table) {
+  /** A busy table is left alone for a while, longer after each busy rebuild in a row. */
+  private void backOff(GuardedTable state, TableBusyException e) {
+    int streak = state.busyStreak + 1;
+    Duration wait = settings.busyWait(streak);
+    Instant until = clock.instant().plus(wait);
+    state.busyStreak = streak;
+    state.busyUntil = until;
+    state.metrics.backedOff(streak, until);
+    LOG.warn("floe: {} Busy {} time(s) in a row: left alone for {} (until {}).", e.getMessage(), streak, wait, until);
+  }
+
+  private GuardedTable state(TableIdentifier table) {
     return tables.computeIfAbsent(table, id -> {
-      TableState created = new TableState(new TableMetrics(() -> handles.tracked(id)));
-      registerMBean(
-          "dev.floe:type=Table,name=" + quoteIfNeeded(id.toString()) + jmxSuffix,
-          created.metrics,
-          TableMetricsMBean.class);
+      GuardedTable created = new GuardedTable(new TableMetrics(() -> handles.tracked(id)));
+      mbeans.table(id, created.metrics);
       return created;
     });
   }
 
-  private static TableGrowth growthOf(MapDbCatalog catalog, TableIdentifier table, TableMetadata committed) {
+  /** From the pointer and the file the commit left, not the catalog: the host may have closed it. */
+  private static TableGrowth growthOf(MapDbTableOperations ops, TableMetadata committed) {
     Snapshot current = committed.currentSnapshot();
     long dataFiles = current == null ? 0 : Long.parseLong(current.summary().getOrDefault("total-data-files", "0"));
-    String location = catalog.metadataLocation(table);
-    long metadataBytes = location == null ? 0 : catalog.io().newInputFile(location).getLength();
+    String location = ops.pointer();
+    long metadataBytes = location == null ? 0 : ops.io().newInputFile(location).getLength();
     return new TableGrowth(committed.snapshots().size(), dataFiles, metadataBytes);
-  }
-
-  private void recordError(String what, Throwable e) {
-    errors.incrementAndGet();
-    lastError = what + ": " + e;
-    LOG.error("floe: failed {}: {}", what, e.toString());
-    LOG.debug("floe: failure detail", e);
-  }
-
-  private <T> void registerMBean(String name, T bean, Class<T> view) {
-    if (!settings.jmx()) {
-      return;
-    }
-    try {
-      MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-      ObjectName objectName = new ObjectName(name);
-      if (!server.isRegistered(objectName)) {
-        server.registerMBean(new StandardMBean(bean, view), objectName);
-        registered.add(objectName);
-      }
-    } catch (Exception | LinkageError e) {
-      LOG.warn("floe: could not register MBean {}: {}", name, e.toString());
-    }
-  }
-
-  private static String quoteIfNeeded(String value) {
-    return value.matches("[A-Za-z0-9_.\\-]+") ? value : ObjectName.quote(value);
   }
 
   @Override
   public int getQueueLength() {
-    return worker.getQueue().size();
+    return thread.queueLength();
   }
 
   @Override
   public long getErrors() {
-    return errors.get();
+    return errors.count();
   }
 
   @Override
@@ -386,6 +275,6 @@ public final class Guard implements GuardMetricsMBean {
 
   @Override
   public String getLastError() {
-    return lastError;
+    return errors.last();
   }
 }

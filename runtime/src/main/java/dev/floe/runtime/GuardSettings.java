@@ -17,6 +17,9 @@ import java.util.function.Supplier;
  * @param prune the prune each rebuild applies (a new instance per rebuild)
  * @param maxTrackedHandles host table handles tracked for reload after a swap
  * @param jmx whether to register MBeans
+ * @param busyBackoff how long a table whose rebuild ended busy (every attempt raced by commits other
+ *     than appends) waits before it is tried again; doubled for each busy rebuild in a row
+ * @param busyBackoffMax the longest that wait grows to
  */
 public record GuardSettings(
     List<String> tables,
@@ -27,14 +30,36 @@ public record GuardSettings(
     RebuildSettings rebuild,
     Supplier<Prune> prune,
     int maxTrackedHandles,
-    boolean jmx) {
+    boolean jmx,
+    Duration busyBackoff,
+    Duration busyBackoffMax) {
 
   public GuardSettings {
     tables = List.copyOf(tables);
+    if (busyBackoff.isNegative() || busyBackoffMax.compareTo(busyBackoff) < 0) {
+      throw new IllegalArgumentException(
+          "busyBackoff must not be negative nor above busyBackoffMax: " + busyBackoff + ", " + busyBackoffMax);
+    }
+  }
+
+  /** The wait after the {@code streak}-th busy rebuild in a row (1 or more). */
+  public Duration busyWait(int streak) {
+    Duration wait = busyBackoff;
+    for (int i = 1; i < streak && wait.compareTo(busyBackoffMax) < 0; i++) {
+      wait = wait.multipliedBy(2);
+    }
+    return wait.compareTo(busyBackoffMax) > 0 ? busyBackoffMax : wait;
+  }
+
+  public GuardSettings withBusyBackoff(Duration initial, Duration max) {
+    return new GuardSettings(
+        tables, triggerSnapshots, triggerDataFiles, triggerMetadataBytes, minInterval, rebuild, prune, maxTrackedHandles,
+        jmx, initial, max);
   }
 
   public static GuardSettings defaults() {
     return new GuardSettings(
-        List.of(), 500, 1000, 16L << 20, Duration.ofMinutes(1), RebuildSettings.defaults(), () -> Prune.NONE, 512, true);
+        List.of(), 500, 1000, 16L << 20, Duration.ofMinutes(1), RebuildSettings.defaults(), () -> Prune.NONE, 512, true,
+        Duration.ofMinutes(1), Duration.ofHours(1));
   }
 }

@@ -19,6 +19,9 @@ import java.time.Duration;
  *     committing ({@code write.metadata.previous-versions-max}, unless the table sets it itself); a
  *     guard deletes the ones its metadata log forgets ({@link MetadataHistoryTrim}). 0 leaves the
  *     table's own setting and deletes nothing (default 10)
+ * @param writerMarkers how many exactly-once writers of one kind (Flink committers, Spark streaming
+ *     queries) a rebuild keeps the progress markers of; each beyond the first keeps one empty
+ *     marker snapshot below the rebuilt one ({@link WriterMarkers}; default 8)
  */
 public record RebuildSettings(
     int rowGroupRows,
@@ -27,7 +30,8 @@ public record RebuildSettings(
     int zstdLevel,
     Duration reclaimGrace,
     int maxAttempts,
-    int metadataVersions) {
+    int metadataVersions,
+    int writerMarkers) {
 
   public RebuildSettings {
     require(rowGroupRows > 0, "rowGroupRows must be positive: " + rowGroupRows);
@@ -37,39 +41,45 @@ public record RebuildSettings(
     require(!reclaimGrace.isNegative(), "reclaimGrace must not be negative: " + reclaimGrace);
     require(maxAttempts > 0, "maxAttempts must be positive: " + maxAttempts);
     require(metadataVersions >= 0, "metadataVersions must not be negative: " + metadataVersions);
+    require(writerMarkers > 0, "writerMarkers must be positive: " + writerMarkers);
   }
 
   public static RebuildSettings defaults() {
-    return new RebuildSettings(131_072, 64L << 20, 512L << 20, 3, Duration.ofMinutes(10), 3, 10);
+    return new RebuildSettings(131_072, 64L << 20, 512L << 20, 3, Duration.ofMinutes(10), 3, 10, 8);
   }
 
   public RebuildSettings withRowGroupRows(int rows) {
-    return new RebuildSettings(rows, rowGroupMaxBytes, targetFileBytes, zstdLevel, reclaimGrace, maxAttempts, metadataVersions);
+    return new RebuildSettings(rows, rowGroupMaxBytes, targetFileBytes, zstdLevel, reclaimGrace, maxAttempts, metadataVersions, writerMarkers);
   }
 
   public RebuildSettings withRowGroupMaxBytes(long bytes) {
-    return new RebuildSettings(rowGroupRows, bytes, targetFileBytes, zstdLevel, reclaimGrace, maxAttempts, metadataVersions);
+    return new RebuildSettings(rowGroupRows, bytes, targetFileBytes, zstdLevel, reclaimGrace, maxAttempts, metadataVersions, writerMarkers);
   }
 
   public RebuildSettings withTargetFileBytes(long bytes) {
-    return new RebuildSettings(rowGroupRows, rowGroupMaxBytes, bytes, zstdLevel, reclaimGrace, maxAttempts, metadataVersions);
+    return new RebuildSettings(rowGroupRows, rowGroupMaxBytes, bytes, zstdLevel, reclaimGrace, maxAttempts, metadataVersions, writerMarkers);
   }
 
   public RebuildSettings withZstdLevel(int level) {
-    return new RebuildSettings(rowGroupRows, rowGroupMaxBytes, targetFileBytes, level, reclaimGrace, maxAttempts, metadataVersions);
+    return new RebuildSettings(rowGroupRows, rowGroupMaxBytes, targetFileBytes, level, reclaimGrace, maxAttempts, metadataVersions, writerMarkers);
   }
 
   public RebuildSettings withReclaimGrace(Duration grace) {
-    return new RebuildSettings(rowGroupRows, rowGroupMaxBytes, targetFileBytes, zstdLevel, grace, maxAttempts, metadataVersions);
+    return new RebuildSettings(rowGroupRows, rowGroupMaxBytes, targetFileBytes, zstdLevel, grace, maxAttempts, metadataVersions, writerMarkers);
   }
 
   public RebuildSettings withMaxAttempts(int attempts) {
-    return new RebuildSettings(rowGroupRows, rowGroupMaxBytes, targetFileBytes, zstdLevel, reclaimGrace, attempts, metadataVersions);
+    return new RebuildSettings(rowGroupRows, rowGroupMaxBytes, targetFileBytes, zstdLevel, reclaimGrace, attempts, metadataVersions, writerMarkers);
   }
 
   public RebuildSettings withMetadataVersions(int versions) {
     return new RebuildSettings(
-        rowGroupRows, rowGroupMaxBytes, targetFileBytes, zstdLevel, reclaimGrace, maxAttempts, versions);
+        rowGroupRows, rowGroupMaxBytes, targetFileBytes, zstdLevel, reclaimGrace, maxAttempts, versions, writerMarkers);
+  }
+
+  public RebuildSettings withWriterMarkers(int writers) {
+    return new RebuildSettings(
+        rowGroupRows, rowGroupMaxBytes, targetFileBytes, zstdLevel, reclaimGrace, maxAttempts, metadataVersions, writers);
   }
 
   private static void require(boolean condition, String message) {

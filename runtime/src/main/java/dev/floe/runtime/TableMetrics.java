@@ -14,6 +14,8 @@ public final class TableMetrics implements TableMetricsMBean {
   private volatile TableGrowth growth = new TableGrowth(0, 0, 0);
   private volatile String lastReport = "";
   private volatile String lastError = "";
+  private volatile int busyStreak;
+  private volatile String busyUntil = "";
 
   TableMetrics(IntSupplier trackedHandles) {
     this.trackedHandles = trackedHandles;
@@ -35,8 +37,20 @@ public final class TableMetrics implements TableMetricsMBean {
     lastError = String.valueOf(error.getMessage());
   }
 
-  TableGrowth growth() {
-    return growth;
+  /** A rebuild ended busy ({@code streak} in a row; 0: the last one did not) and waits until then. */
+  void backedOff(int streak, java.time.Instant until) {
+    busyStreak = streak;
+    busyUntil = until == null ? "" : until.toString();
+  }
+
+  @Override
+  public int getBusyStreak() {
+    return busyStreak;
+  }
+
+  @Override
+  public String getBusyUntil() {
+    return busyUntil;
   }
 
   @Override

@@ -21,4 +21,10 @@ public interface TableMetricsMBean {
   long getCommits();
 
   int getTrackedHandles();
+
+  /** Rebuilds in a row that ended busy (every attempt raced by commits other than appends); 0 once one succeeds. */
+  int getBusyStreak();
+
+  /** Until when a busy table is left alone (ISO-8601), empty when it is not. */
+  String getBusyUntil();
 }

@@ -35,6 +35,12 @@ public final class WriterGate {
     lock.unlock();
   }
 
+  /** How many threads wait for {@code table}'s gate right now (an estimate while they come and go). */
+  public int waiting(TableIdentifier table) {
+    ReentrantLock lock = locks.get(table);
+    return lock == null ? 0 : lock.getQueueLength();
+  }
+
   /** True when the current thread holds {@code table}'s gate. */
   public boolean isHeldByCurrentThread(TableIdentifier table) {
     ReentrantLock lock = locks.get(table);

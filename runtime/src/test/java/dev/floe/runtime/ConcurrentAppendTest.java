@@ -34,12 +34,23 @@ class ConcurrentAppendTest {
       HandleRegistry handles = new HandleRegistry(16);
       Table writerHandle = catalog.loadTable(EVENTS);
       handles.track(EVENTS, writerHandle);
+      java.util.concurrent.atomic.AtomicInteger committed = new java.util.concurrent.atomic.AtomicInteger();
+      // once the rows are written, the rebuild waits for one more host commit: every rebuild then
+      // has an append that landed while it ran, which it must carry
+      CompactionProbe awaitACommit = (step, id) -> {
+        if (step == CompactionStep.ROWS_WRITTEN) {
+          int seen = committed.get();
+          while (committed.get() == seen) {
+            Thread.onSpinWait();
+          }
+        }
+      };
       Compactor compactor =
           new Compactor(
               RebuildSettings.defaults().withReclaimGrace(Duration.ZERO),
               gate,
               handles,
-              CompactionProbe.NONE,
+              awaitACommit,
               Clock.systemUTC());
 
       AtomicLong nextId = new AtomicLong();
@@ -58,18 +69,19 @@ class ConcurrentAppendTest {
                     gate.exit(EVENTS);
                   }
                   commits += 1;
+                  committed.incrementAndGet();
                 }
                 return commits;
               });
 
-      int rebuilds = 0;
-      while (rebuilds < 4) {
-        Thread.sleep(150);
-        if (catalog.loadTableUncached(EVENTS).currentSnapshot() == null) {
-          continue;
+      List<CompactReport> reports = new java.util.ArrayList<>();
+      while (reports.size() < 4) {
+        // a few host commits between rebuilds, counted, not timed
+        int before = committed.get();
+        while (committed.get() < before + 5) {
+          Thread.onSpinWait();
         }
-        compactor.compactTable(catalog, EVENTS, Prune.NONE);
-        rebuilds += 1;
+        reports.add(compactor.compactTable(catalog, EVENTS, Prune.NONE));
         new Reclaimer(catalog).runDue(java.time.Instant.now());
       }
       stop.set(true);
@@ -79,6 +91,7 @@ class ConcurrentAppendTest {
       List<Long> ids =
           TestTables.read(fresh).stream().map(r -> (Long) r.getField("id")).sorted().collect(Collectors.toList());
       assertThat(commits).isGreaterThanOrEqualTo(60);
+      assertThat(reports).allSatisfy(report -> assertThat(report.carriedFiles()).isPositive());
       assertThat(ids).hasSize(commits * rowsPerCommit);
       assertThat(ids).isEqualTo(LongStream.range(0, (long) commits * rowsPerCommit).boxed().collect(Collectors.toList()));
       assertThat(fresh.snapshots().iterator().next().summary()).containsKey("floe.rebuild-of-snapshot");

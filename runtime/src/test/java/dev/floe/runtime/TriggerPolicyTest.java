@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 class TriggerPolicyTest {
   final TriggerPolicy policy =
       new TriggerPolicy(
-          new GuardSettings(List.of(), 500, 1000, 16L << 20, Duration.ofMinutes(1), RebuildSettings.defaults(), () -> Prune.NONE, 8, false));
+          new GuardSettings(List.of(), 500, 1000, 16L << 20, Duration.ofMinutes(1), RebuildSettings.defaults(), () -> Prune.NONE, 8, false,
+              Duration.ofMinutes(1), Duration.ofHours(1)));
   final Instant now = Instant.parse("2026-11-30T00:00:00Z");
 
   @Test

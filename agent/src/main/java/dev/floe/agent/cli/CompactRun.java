@@ -8,20 +8,20 @@ import dev.floe.runtime.CompactionStep;
 import dev.floe.runtime.Compactor;
 import dev.floe.runtime.HandleRegistry;
 import dev.floe.runtime.Prune;
+import dev.floe.runtime.RebuildRefusal;
 import dev.floe.runtime.RebuildSettings;
 import dev.floe.runtime.ReclaimJob;
 import dev.floe.runtime.Reclaimer;
+import dev.floe.runtime.RetiredMetadata;
+import dev.floe.runtime.SourceStats;
 import dev.floe.runtime.WriterGate;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.Map;
 import java.util.Properties;
 import org.apache.iceberg.HasTableOperations;
-import org.apache.iceberg.Snapshot;
-import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -45,7 +45,7 @@ final class CompactRun {
       }
       Table table = catalog.loadTableUncached(identifier);
       TableMetadata metadata = ((HasTableOperations) table).operations().current();
-      Source source = Source.of(metadata);
+      SourceStats source = SourceStats.of(table, metadata.currentSnapshot());
       if (command.dryRun) {
         return dryRun(out, catalog, identifier, metadata, source, settings, config.settings().prune().get() != Prune.NONE);
       }
@@ -79,23 +79,20 @@ final class CompactRun {
       MapDbCatalog catalog,
       TableIdentifier identifier,
       TableMetadata metadata,
-      Source source,
+      SourceStats source,
       RebuildSettings settings,
       boolean pruned) {
-    String refused = refusal(metadata);
+    String refused = RebuildRefusal.of(metadata);
     out.println("floe: dry run of compact " + identifier + " (nothing is changed)");
     if (refused != null) {
-      out.println("  would not rebuild: " + refused);
+      out.println("  would not rebuild: the table " + refused);
       out.flush();
       return FloeCli.FAILED;
     }
     long files = Math.max(1, (source.bytes() + settings.targetFileBytes() - 1) / settings.targetFileBytes());
-    java.util.Set<String> retired = new java.util.HashSet<>(catalog.commitLog(identifier).values());
-    metadata.previousFiles().forEach(entry -> retired.add(entry.file()));
-    retired.add(metadata.metadataFileLocation());
-    int retiredMetadata = retired.size();
+    int retiredMetadata = RetiredMetadata.of(catalog, identifier, metadata).size();
     out.println("  snapshots       " + Text.count(metadata.snapshots().size()) + " -> 1");
-    out.println("  data files      " + Text.count(source.files()) + " -> " + Text.count(files) + " (at most "
+    out.println("  data files      " + Text.count(source.dataFiles()) + " -> " + Text.count(files) + " (at most "
         + Text.bytes(settings.targetFileBytes()) + " each, ZSTD level " + settings.zstdLevel() + ")");
     out.println("  rows            " + Text.count(source.rows()) + " streamed"
         + (pruned ? " (the prune is not run in a dry run: it may drop some)" : ", all kept"));
@@ -104,37 +101,6 @@ final class CompactRun {
         + " reference, deleted " + Text.duration(settings.reclaimGrace()) + " after the swap");
     out.flush();
     return FloeCli.OK;
-  }
-
-  /** Why the compactor would refuse the table, or null. */
-  private static String refusal(TableMetadata metadata) {
-    if (metadata.spec().isPartitioned()) {
-      return "the table is partitioned; floe rebuilds unpartitioned tables only";
-    }
-    for (Map.Entry<String, SnapshotRef> ref : metadata.refs().entrySet()) {
-      if (!SnapshotRef.MAIN_BRANCH.equals(ref.getKey())) {
-        return "the table has branch or tag '" + ref.getKey() + "'; a rebuild keeps only main";
-      }
-    }
-    if (metadata.currentSnapshot() == null) {
-      return "the table has no snapshot: nothing to rebuild";
-    }
-    return null;
-  }
-
-  /** Data files, bytes and rows of the current snapshot, from its summary. */
-  record Source(long files, long bytes, long rows) {
-    static Source of(TableMetadata metadata) {
-      Snapshot current = metadata.currentSnapshot();
-      if (current == null) {
-        return new Source(0, 0, 0);
-      }
-      Map<String, String> summary = current.summary();
-      return new Source(
-          Long.parseLong(summary.getOrDefault("total-data-files", "0")),
-          Long.parseLong(summary.getOrDefault("total-files-size", "0")),
-          Long.parseLong(summary.getOrDefault("total-records", "0")));
-    }
   }
 
   /** Reaching each step also reaches the crash point of the same name, as the agent's rebuilds do. */

@@ -1,5 +1,7 @@
 package dev.floe.agent.cli;
 
+import dev.floe.runtime.SourceStats;
+
 import dev.floe.runtime.CompactionProbe;
 import dev.floe.runtime.CompactionStep;
 import dev.floe.runtime.Prune;
@@ -21,7 +23,7 @@ final class Progress implements CompactionProbe, AutoCloseable {
   private static final int BAR = 30;
 
   private final TableIdentifier table;
-  private final CompactRun.Source source;
+  private final SourceStats source;
   private final boolean terminal;
   private final PrintStream out;
   private final AtomicLong rows = new AtomicLong();
@@ -32,7 +34,7 @@ final class Progress implements CompactionProbe, AutoCloseable {
   private final Thread ticker;
   private int lastWidth;
 
-  Progress(TableIdentifier table, CompactRun.Source source, boolean terminal, PrintStream out) {
+  Progress(TableIdentifier table, SourceStats source, boolean terminal, PrintStream out) {
     this.table = table;
     this.source = source;
     this.terminal = terminal;
@@ -75,7 +77,7 @@ final class Progress implements CompactionProbe, AutoCloseable {
         rows.set(0);
         files.set(0);
         started = System.nanoTime();
-        line("reading " + Text.count(source.rows()) + " rows in " + Text.count(source.files()) + " data files ("
+        line("reading " + Text.count(source.rows()) + " rows in " + Text.count(source.dataFiles()) + " data files ("
             + Text.bytes(source.bytes()) + ")");
         break;
       case SCRATCH_CREATED:

@@ -26,13 +26,30 @@ class AttachIT {
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-cp", Jvm.SAMPLES_JAR.toString(), "dev.floe.samples.Ingest",
         catalog.toString(), "db.events", "400", "3", "1"));
-    Process ingest = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    Process ingest = new ProcessBuilder(command).redirectErrorStream(true).start();
+    // the host's output, copied to the log as it comes; the latch opens at its first progress line
+    java.util.concurrent.CountDownLatch committing = new java.util.concurrent.CountDownLatch(1);
+    Thread copier = new Thread(() -> {
+      try (var lines = new java.io.BufferedReader(new java.io.InputStreamReader(ingest.getInputStream()));
+          var out = Files.newBufferedWriter(log)) {
+        for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+          out.write(line);
+          out.newLine();
+          out.flush();
+          if (line.contains("progress commits=")) {
+            committing.countDown();
+          }
+        }
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
+    copier.start();
 
     // wait until the unguarded host has committed a while, then attach
-    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-    while (!Files.readString(log).contains("progress commits=") && System.nanoTime() < deadline) {
-      Thread.sleep(200);
-    }
+    assertThat(committing.await(2, TimeUnit.MINUTES))
+        .as("the host reported no progress within 2 minutes:\n" + Files.readString(log))
+        .isTrue();
     VirtualMachine vm = VirtualMachine.attach(Long.toString(ingest.pid()));
     try {
       vm.loadAgent(Jvm.AGENT_JAR.toString(), config.toString());
@@ -40,6 +57,7 @@ class AttachIT {
       vm.detach();
     }
     assertThat(ingest.waitFor(5, TimeUnit.MINUTES)).isTrue();
+    copier.join();
     Jvm.Run run = new Jvm.Run(ingest.exitValue(), Files.readString(log));
 
     assertThat(run.exitCode()).as(run.output()).isZero();

@@ -283,6 +283,31 @@ class CliIT {
     }
   }
 
+  @Test
+  @Order(9)
+  void dryRunAndCompactRefuseATableWithAStagedSnapshotAlike() throws Exception {
+    TableIdentifier staged = TableIdentifier.of("db", "staged");
+    CliIT.<Object>withCatalog(c -> {
+      org.apache.iceberg.Table table = c.createTable(staged, new org.apache.iceberg.Schema(
+          org.apache.iceberg.types.Types.NestedField.required(1, "id", org.apache.iceberg.types.Types.LongType.get())));
+      org.apache.iceberg.DataFile file = org.apache.iceberg.DataFiles.builder(table.spec())
+          .withPath(warehouse.resolve("never-read.parquet").toString()).withFileSizeInBytes(10).withRecordCount(1).build();
+      table.newFastAppend().appendFile(file).commit();
+      table.newFastAppend().appendFile(file).set("wap.id", "audit-1").stageOnly().commit();
+      return null;
+    });
+    String before = CliIT.<String>withCatalog(c -> c.metadataLocation(staged));
+
+    Jvm.Run dryRun = floe("compact", "--catalog", catalogProperties.toString(), "db.staged", "--dry-run");
+    Jvm.Run compact = floe("compact", "--catalog", catalogProperties.toString(), "db.staged");
+
+    assertThat(dryRun.exitCode()).as(dryRun.output()).isEqualTo(1);
+    assertThat(dryRun.output()).contains("would not rebuild: the table has staged (write-audit-publish) snapshot");
+    assertThat(compact.exitCode()).as(compact.output()).isEqualTo(1);
+    assertThat(compact.output()).contains("has staged (write-audit-publish) snapshot");
+    assertThat(CliIT.<String>withCatalog(c -> c.metadataLocation(staged))).isEqualTo(before);
+  }
+
   private static List<String> dataFiles() throws Exception {
     try (Stream<Path> files = Files.walk(warehouse)) {
       return files.filter(Files::isRegularFile).map(Path::toString)

@@ -1,0 +1,61 @@
+package dev.floe.runtime;
+
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The guard's one background daemon thread: rebuilds, recovery, trims and reclaims run on it, one
+ * at a time, never on a host thread.
+ */
+final class GuardThread {
+  private final ScheduledThreadPoolExecutor worker;
+
+  GuardThread(String name) {
+    this.worker = new ScheduledThreadPoolExecutor(1, runnable -> {
+      Thread thread = new Thread(runnable, name);
+      thread.setDaemon(true);
+      return thread;
+    });
+    worker.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+  }
+
+  void execute(Runnable task) {
+    worker.execute(task);
+  }
+
+  void schedule(Runnable task, Duration delay) {
+    worker.schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  void every(Duration period, Runnable task) {
+    worker.scheduleWithFixedDelay(task, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  int queueLength() {
+    return worker.getQueue().size();
+  }
+
+  /** Waits until everything queued so far has run. */
+  void awaitIdle(Duration timeout) throws InterruptedException {
+    var done = worker.submit(() -> {});
+    try {
+      done.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("floe's background thread did not go idle within " + timeout, e);
+    }
+  }
+
+  /** Stops after the task at hand; queued tasks are dropped. */
+  void close() {
+    worker.shutdown();
+    worker.getQueue().clear();
+    try {
+      worker.awaitTermination(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

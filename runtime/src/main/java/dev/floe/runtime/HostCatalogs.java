@@ -1,0 +1,74 @@
+package dev.floe.runtime;
+
+import dev.floe.catalog.MapDbCatalog;
+import java.io.IOException;
+import java.lang.ref.WeakReference;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The catalogs floe's background thread works on. Hosts open and close catalog instances as they
+ * please (Flink opens one, loads a table and closes it at once, and again for each committer), so
+ * floe never works on a host's instance: each task gets an instance of its own on the same file
+ * ({@link MapDbCatalog#openAnother}), shared with the host's open instances and closed when the
+ * task ends. A task for a file the host holds no instance of open does not run: nothing can
+ * commit there, and the next instance the host opens brings the work back.
+ */
+final class HostCatalogs {
+  private static final Logger LOG = LoggerFactory.getLogger(HostCatalogs.class);
+
+  /** The newest instance seen per catalog file, weakly: floe never keeps a host's catalog alive. */
+  private final Map<Path, WeakReference<MapDbCatalog>> newest = new ConcurrentHashMap<>();
+
+  /** Notes an instance the host opened or committed through. */
+  void seen(MapDbCatalog catalog) {
+    Path file = catalog.catalogFile();
+    if (file != null) {
+      WeakReference<MapDbCatalog> known = newest.get(file);
+      if (known == null || known.get() != catalog) {
+        newest.put(file, new WeakReference<>(catalog));
+      }
+    }
+  }
+
+  /**
+   * Runs {@code work} on an instance of floe's own on {@code catalog}'s file, and closes it after.
+   * Returns false, running nothing, when no instance of that file is open in this JVM.
+   */
+  boolean withOwn(MapDbCatalog catalog, Consumer<MapDbCatalog> work) {
+    MapDbCatalog own = catalog.openAnother();
+    if (own == null) {
+      LOG.debug("floe: {} is closed and no other instance holds its file open; work on it waits", catalog);
+      return false;
+    }
+    try {
+      work.accept(own);
+      return true;
+    } finally {
+      try {
+        own.close();
+      } catch (IOException | RuntimeException e) {
+        LOG.debug("floe: closing floe's own instance of {} failed: {}", catalog, e.toString());
+      }
+    }
+  }
+
+  /** One instance per catalog file seen, the newest (open or not). */
+  List<MapDbCatalog> perFile() {
+    List<MapDbCatalog> catalogs = new ArrayList<>();
+    newest.values().removeIf(reference -> reference.get() == null);
+    for (WeakReference<MapDbCatalog> reference : newest.values()) {
+      MapDbCatalog catalog = reference.get();
+      if (catalog != null) {
+        catalogs.add(catalog);
+      }
+    }
+    return catalogs;
+  }
+}

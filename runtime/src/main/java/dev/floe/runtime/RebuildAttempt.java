@@ -1,0 +1,337 @@
+package dev.floe.runtime;
+
+import dev.floe.catalog.CatalogFileException;
+import dev.floe.catalog.DurableChange;
+import dev.floe.catalog.MapDbCatalog;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.iceberg.BaseMetastoreTableOperations;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One attempt at rebuilding a table: the compaction flow of docs/DESIGN.md, one method per step,
+ * called in order by {@link #run}. A step that finds a commit it cannot carry throws {@link
+ * StartAgain}; {@link Compactor} then makes a new attempt from a new base.
+ *
+ * <p>Any failure before the swap drops the scratch table and deletes every file this attempt wrote
+ * ({@link #discardUnlessSwapped}); the live table is untouched.
+ */
+final class RebuildAttempt {
+  private static final Logger LOG = LoggerFactory.getLogger(RebuildAttempt.class);
+  /** Catch-up rounds before the gate, at most. */
+  private static final int EARLY_ROUNDS = 5;
+  /** A round that found at most this many commits is the last before the gate. */
+  private static final int FEW_COMMITS = 3;
+
+  /** Thrown by a step when a commit that landed meanwhile means starting again. */
+  static final class StartAgain extends RuntimeException {
+    StartAgain(String reason) {
+      super(reason, null, false, false);
+    }
+  }
+
+  private final Compactor.Context context;
+  private final MapDbCatalog catalog;
+  private final TableIdentifier identifier;
+  private final Prune prune;
+  private final int number;
+  private final RebuildPhases phases = new RebuildPhases();
+
+  // what the steps hand on to each other, in the order they are set
+  private Table live;
+  private BaseMetastoreTableOperations liveOps;
+  private TableMetadata base;
+  private SourceStats before;
+  private RebuildJournal journal;
+  private Table scratch;
+  private RollingParquetWriter.Result written;
+  private TableMetadata midway;
+  private CatchUp.Result early;
+  private List<DataFile> known;
+  private ManifestFile prewritten;
+  private TableMetadata current;
+  private CatchUp.Result late;
+  private List<String> retiredMetadata;
+  private ReclaimJob job;
+  private boolean gateHeld;
+  private boolean swapped;
+
+  RebuildAttempt(Compactor.Context context, MapDbCatalog catalog, TableIdentifier identifier, Prune prune, int number) {
+    this.context = context;
+    this.catalog = catalog;
+    this.identifier = identifier;
+    this.prune = prune;
+    this.number = number;
+  }
+
+  /** The rebuild, swapped in and reported; null when it must start again. */
+  CompactReport run() {
+    pin();
+    try {
+      createScratch();
+      streamRows();
+      catchUpBeforeTheGate();
+      enterGate();
+      catchUpUnderTheGate();
+      commitRebuiltSnapshot();
+      swap();
+      CompactReport report = reloadHandlesAndOpenTheGate();
+      int retiredFiles = recordReclaim();
+      return report.listed(retiredFiles, phases.all());
+    } catch (StartAgain again) {
+      LOG.info(
+          "floe: rebuild of {} starts again (attempt {} of {}): {}",
+          identifier, number, context.settings().maxAttempts(), again.getMessage());
+      return null;
+    } catch (RuntimeException e) {
+      if (swapped) {
+        throw e;
+      }
+      throw new RebuildException(
+          "Rebuild of " + identifier + " failed; the live table is untouched: " + e, e);
+    } finally {
+      if (gateHeld) {
+        context.gate().exit(identifier);
+      }
+      discardUnlessSwapped();
+    }
+  }
+
+  /** 1. Pins the base snapshot of the live table, and refuses a table floe cannot rebuild. */
+  private void pin() {
+    live = catalog.loadTableUncached(identifier);
+    liveOps = (BaseMetastoreTableOperations) ((HasTableOperations) live).operations();
+    base = liveOps.refresh();
+    String refused = RebuildRefusal.of(base);
+    if (refused != null) {
+      throw new RebuildException("Table " + identifier + " " + refused + "; floe leaves it as it is");
+    }
+    before = SourceStats.of(live, base.currentSnapshot());
+    reached(CompactionStep.PINNED);
+    journal = new RebuildJournal(catalog, identifier, ScratchTable.nameFor(identifier));
+    journal.begin();
+  }
+
+  /** 2. Creates the scratch table: the live table's UUID, field ids, spec and location, no snapshot. */
+  private void createScratch() {
+    scratch =
+        ScratchTable.create(
+            catalog, base, liveOps, RebuiltTableProperties.of(context.settings(), base.properties()), journal);
+    reached(CompactionStep.SCRATCH_CREATED);
+    phases.end("scratch");
+  }
+
+  /** 3. Streams the base's rows, deletes applied, through the prune into large Parquet files. */
+  private void streamRows() {
+    RollingParquetWriter writer =
+        new RollingParquetWriter(
+            scratch,
+            context.settings(),
+            location -> {
+              journal.fileStarted(location);
+              reached(CompactionStep.FILE_STARTED);
+            });
+    StreamRaceWatch watch = new StreamRaceWatch(catalog, identifier, liveOps, base);
+    long pinned = base.currentSnapshot().snapshotId();
+    try (CloseableIterable<Record> rows =
+        watch.watch(IcebergGenerics.read(live).useSnapshot(pinned).project(base.schema()).build())) {
+      written = writer.write(rows, prune);
+    } catch (StreamRaceWatch.Raced raced) {
+      throw new StartAgain(raced.getMessage() + " (seen while the rows streamed)");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    reached(CompactionStep.ROWS_WRITTEN);
+    phases.end("stream");
+  }
+
+  /**
+   * 4a. Without the gate: catches up on what landed during the stream, in rounds (each reads only
+   * the commits since the last, until a round finds only a few), trims the metadata those commits
+   * left behind, and writes the manifest of every file known so far, so that the gate below waits
+   * only for the last few commits.
+   */
+  private void catchUpBeforeTheGate() {
+    midway = base;
+    for (int round = 1; round <= EARLY_ROUNDS; round++) {
+      TableMetadata now = liveOps.refresh();
+      CatchUp.Result step = carried(CatchUp.since(midway, now, live.io()));
+      early = early == null ? step : early.then(step);
+      midway = now;
+      if (step.commits() <= FEW_COMMITS) {
+        break;
+      }
+    }
+    if (context.settings().metadataVersions() > 0) {
+      // the commits of a long stream: their forgotten metadata goes now, so the swap's
+      // transaction does not prune hundreds of commit-log entries under the gate
+      MetadataHistoryTrim.trim(catalog, identifier, midway);
+    }
+    known = new ArrayList<>(written.files());
+    known.addAll(early.appended());
+    prewritten = PrewrittenManifest.write(scratch, known, journal);
+    reached(CompactionStep.MANIFEST_WRITTEN);
+    phases.end("catch-up");
+  }
+
+  /** 4b. Takes the table's gate: host commits wait from here until the handles are reloaded. */
+  private void enterGate() {
+    context.gate().enter(identifier);
+    gateHeld = true;
+    phases.end("gate-wait");
+  }
+
+  /** 4c. Under the gate: the appends since the last round before it. */
+  private void catchUpUnderTheGate() {
+    current = liveOps.refresh();
+    late = carried(CatchUp.since(midway, current, live.io()));
+    reached(CompactionStep.CAUGHT_UP);
+  }
+
+  /** 5. Commits the scratch table's one snapshot, carrying the writers' markers. */
+  private void commitRebuiltSnapshot() {
+    RebuiltSnapshotCommit.commit(
+        scratch,
+        known,
+        prewritten,
+        late.appended(),
+        current,
+        base.currentSnapshot().snapshotId(),
+        context.settings().writerMarkers(),
+        journal);
+    reached(CompactionStep.SCRATCH_COMMITTED);
+    phases.end("commit");
+  }
+
+  /**
+   * 6. Swaps the scratch table into the live name: one catalog transaction that compares-and-swaps
+   * on the location read under the gate, records the reclaim job and clears the journal.
+   */
+  private void swap() {
+    retiredMetadata = RetiredMetadata.of(catalog, identifier, current);
+    job =
+        new ReclaimJob(
+            journal.scratch().toString(),
+            identifier,
+            context.clock().instant().plus(context.settings().reclaimGrace()),
+            catalog.metadataLocation(journal.scratch()),
+            false,
+            retiredMetadata);
+    try {
+      catalog.swapTable(
+          identifier,
+          journal.scratch(),
+          current.metadataFileLocation(),
+          List.of(DurableChange.put(ReclaimJob.SECTION, job.id(), job.encode()), journal.clearOnSwap()));
+    } catch (CatalogFileException e) {
+      // the catalog file failed mid-swap: whether the swap landed is unknown, so nothing is
+      // deleted now; the next start's recovery finds the journal exactly when it did not land
+      swapped = true;
+      throw new RebuildException(
+          "Rebuild of " + identifier + " could not tell whether its swap landed (" + e.getMessage()
+              + "); recovery settles it when the catalog is next opened",
+          e);
+    }
+    swapped = true;
+    reached(CompactionStep.SWAPPED);
+  }
+
+  /**
+   * 7. Reloads the host's handles, then opens the gate: a host operation that waited there finds
+   * its handle already on the rebuilt table, instead of refreshing it at the same time as this
+   * reload (two refreshes of one handle leave it holding another copy of the metadata its operation
+   * was built on, which fails the commit once and costs Iceberg's retry back-off). The rebuild is
+   * live from here: its line is logged now, before the retired files are listed, as a host may exit
+   * at any moment.
+   */
+  private CompactReport reloadHandlesAndOpenTheGate() {
+    int reloaded = context.handles().reload(identifier);
+    reached(CompactionStep.HANDLES_RELOADED);
+    context.gate().exit(identifier);
+    gateHeld = false;
+    phases.end("swap");
+    CatchUp.Result carried = early.then(late);
+    CompactReport report =
+        new CompactReport(
+            identifier,
+            base.snapshots().size(),
+            before.dataFiles(),
+            known.size() + late.appended().size(),
+            written.rowsOut(),
+            written.rowsIn() - written.rowsOut(),
+            carried.appended().size(),
+            carried.appendedRows(),
+            before.bytes(),
+            written.bytes() + carried.appended().stream().mapToLong(DataFile::fileSizeInBytes).sum(),
+            phases.all(),
+            number,
+            job.id(),
+            -1,
+            reloaded);
+    LOG.info("floe: {}", report.summary());
+    return report;
+  }
+
+  /**
+   * 8. Expands the reclaim job into the list of retired files (deleted after the grace window),
+   * then deletes the metadata files the live table's log had already forgotten. Returns how many
+   * files the job lists, -1 if listing them failed (the next reclaim retries).
+   */
+  private int recordReclaim() {
+    int retiredFiles;
+    try {
+      ReclaimJob expanded = new Reclaimer(catalog).expand(job);
+      retiredFiles = expanded == null ? -1 : expanded.paths().size();
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "floe: rebuild of {} is live; listing its retired files failed and will be retried by"
+              + " the next reclaim: {}",
+          identifier, e.toString());
+      retiredFiles = -1;
+    }
+    if (context.settings().metadataVersions() > 0) {
+      // after the expansion, which reads them to find every file they reference
+      MetadataHistoryTrim.deleteForgotten(catalog, retiredMetadata, current);
+    }
+    reached(CompactionStep.RECLAIM_RECORDED);
+    phases.end("reclaim");
+    return retiredFiles;
+  }
+
+  /** On any failure before the swap: the scratch table and every file this attempt wrote go. */
+  private void discardUnlessSwapped() {
+    if (swapped || journal == null) {
+      return;
+    }
+    try {
+      ScratchTable.discard(catalog, journal);
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "floe: could not clean up scratch table {}; recovery will at the next start: {}",
+          journal.scratch(), e.toString());
+    }
+  }
+
+  private static CatchUp.Result carried(CatchUp.Result result) {
+    if (result.mustRestart()) {
+      throw new StartAgain(result.restartReason());
+    }
+    return result;
+  }
+
+  private void reached(CompactionStep step) {
+    context.probe().reached(step, identifier);
+  }
+}
