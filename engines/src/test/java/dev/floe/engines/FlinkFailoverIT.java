@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
@@ -79,6 +80,31 @@ class FlinkFailoverIT {
     assertThat(run.lines("ERROR").stream().filter(l -> l.contains("floe")).toList()).as(run::describe).isEmpty();
     assertThat(run.exitCode()).as(run::describe).isZero();
     assertEveryRowExactlyOnce(run);
+    assertTheRebuiltSnapshotCarriesFlinksProgress(run);
+  }
+
+  /**
+   * The mechanism, read from the table the child left: the oldest snapshot is the last rebuild's
+   * (no parent), and it carries the committer's markers, which is what let each restore find its
+   * checkpoint; the head's totals count every row (the rebuilt snapshot's totals are true, and the
+   * appends since add onto them).
+   */
+  private void assertTheRebuiltSnapshotCarriesFlinksProgress(ChildJvm.Run run) throws Exception {
+    MapDbCatalog catalog = new MapDbCatalog();
+    catalog.initialize("check", FlinkIngest.catalogProperties(dir));
+    try (catalog) {
+      Table table = catalog.loadTable(FlinkIngest.EVENTS);
+      List<Snapshot> rebuilt = new ArrayList<>();
+      table.snapshots().forEach(s -> {
+        if (s.parentId() == null && s.summary().containsKey(FlinkIngest.REBUILD_MARKER)) {
+          rebuilt.add(s);
+        }
+      });
+      assertThat(rebuilt).as(run::describe).singleElement()
+          .satisfies(s -> assertThat(s.summary())
+              .containsKeys("flink.job-id", "flink.operator-id", "flink.max-committed-checkpoint-id"));
+      assertThat(table.currentSnapshot().summary()).as(run::describe).containsEntry("total-records", Integer.toString(ROWS));
+    }
   }
 
   /** The harness itself, without the agent: the same failures, after ordinary commits, lose and double nothing. */
