@@ -75,8 +75,9 @@ public final class FloeAgent {
           ? "guards Iceberg " + iceberg.version()
           : "is ready: no Iceberg on the system class path, so it guards Iceberg in each class loader that loads it";
       AgentLog.info("floe " + VERSION + " " + what
-          + " (config: " + config.source() + "): instrumented BaseMetastoreTableOperations.commit,"
-          + " SnapshotProducer.commit, MapDbCatalog.loadTable/registerTable/initialize, table builders' create; tables "
+          + " (config: " + config.source() + "): instruments BaseMetastoreTableOperations.commit,"
+          + " SnapshotProducer.commit, MapDbCatalog.loadTable/registerTable/initialize, table builders' create"
+          + " (each class loader's guard proves it when it starts); tables "
           + (config.settings().tables().isEmpty() ? "all" : config.settings().tables())
           + ", rebuild at " + config.settings().triggerSnapshots() + " snapshots or "
           + config.settings().triggerDataFiles() + " data files or "
@@ -128,16 +129,39 @@ public final class FloeAgent {
     @Override
     public void onTransformation(TypeDescription type, ClassLoader loader, JavaModule module, boolean loaded, DynamicType dynamicType) {
       // quiet here: each class loader's guard says what was woven into its classes when it starts
-      TRANSFORMED.computeIfAbsent(loader, l -> java.util.concurrent.ConcurrentHashMap.newKeySet()).add(type.getSimpleName());
+      TRANSFORMED.computeIfAbsent(loader, l -> java.util.concurrent.ConcurrentHashMap.newKeySet()).add(type.getName());
     }
   }
 
-  /** The types instrumented so far in {@code loader}, counted and named, for its guard's start line. */
-  static String transformedIn(ClassLoader loader) {
-    java.util.Set<String> types = TRANSFORMED.getOrDefault(loader, java.util.Set.of());
-    java.util.List<String> sorted = new java.util.ArrayList<>(types);
-    java.util.Collections.sort(sorted);
-    return sorted.size() + " types " + sorted + " (the others as they load)";
+  /** The types floe instruments, each of which a guarded class loader must see woven. */
+  static final java.util.List<String> TARGETS = java.util.List.of(
+      "org.apache.iceberg.BaseMetastoreTableOperations",
+      "org.apache.iceberg.SnapshotProducer",
+      "org.apache.iceberg.BaseMetastoreCatalog$BaseMetastoreCatalogTableBuilder",
+      "dev.floe.catalog.MapDbCatalog");
+
+  /**
+   * Proves the instrumentation as {@code loader} sees it, as BlockHound does at install: loads
+   * (without initializing) each type floe instruments, so Byte Buddy weaves any not yet loaded, and
+   * adds to {@code missing} each one that was not woven. Returns what was, counted and named.
+   */
+  static String provenIn(ClassLoader loader, java.util.List<String> missing) {
+    java.util.List<String> woven = new java.util.ArrayList<>();
+    for (String target : TARGETS) {
+      Class<?> type;
+      try {
+        type = Class.forName(target, false, loader);
+      } catch (ClassNotFoundException | LinkageError e) {
+        missing.add(target + " (not found: " + e + ")");
+        continue;
+      }
+      if (TRANSFORMED.getOrDefault(type.getClassLoader(), java.util.Set.of()).contains(target)) {
+        woven.add(type.getSimpleName());
+      } else {
+        missing.add(target);
+      }
+    }
+    return woven.size() + " of " + TARGETS.size() + " types " + woven;
   }
 
   private static String buildVersion() {

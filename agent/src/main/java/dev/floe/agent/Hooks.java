@@ -49,7 +49,7 @@ public final class Hooks implements FloeBridge.Dispatcher {
     }
     try {
       GuardSettings settings = AgentConfig.parse(config, source, here).settings();
-      AgentLog.info("guarding Iceberg " + iceberg.version() + " in " + loaderName + "; instrumented so far: " + instrumented);
+      AgentLog.info("guarding Iceberg " + iceberg.version() + " in " + loaderName + ": instrumented " + instrumented);
       return settings;
     } catch (ConfigException e) {
       AgentLog.error("floe " + FloeAgent.VERSION + " does not guard the Iceberg of " + loaderName + ": "

@@ -35,6 +35,22 @@ final class InstrumentationCheck {
       return PRODUCER + "." + OPS_FIELD + " is a " + field.getType().getName() + ", not a " + OPERATIONS
           + " (floe's advice on SnapshotProducer.commit reads it)";
     }
+    return catalogAdapterMismatch(loader);
+  }
+
+  /** The host's floe-catalog-adapter must have what this agent's runtime calls. */
+  private static String catalogAdapterMismatch(ClassLoader loader) {
+    String[][] needed = {
+      {"dev.floe.catalog.MapDbCatalog", "openAnother"}, {"dev.floe.catalog.MapDbTableOperations", "pointer"}
+    };
+    for (String[] method : needed) {
+      try {
+        Class.forName(method[0], false, loader).getMethod(method[1]);
+      } catch (ClassNotFoundException | NoSuchMethodException | LinkageError e) {
+        return "its floe-catalog-adapter is not the one this agent was built with (" + method[0] + "." + method[1]
+            + "() is missing): put floe-catalog-adapter " + FloeAgent.VERSION + " next to its Iceberg";
+      }
+    }
     return null;
   }
 }

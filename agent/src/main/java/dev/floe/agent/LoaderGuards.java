@@ -119,12 +119,19 @@ final class LoaderGuards implements FloeBridge.Dispatcher {
 
   private FloeBridge.Dispatcher create(ClassLoader loader) {
     String name = describe(loader);
+    java.util.List<String> missing = new java.util.ArrayList<>();
+    String instrumented = FloeAgent.provenIn(loader, missing);
+    if (!missing.isEmpty()) {
+      AgentLog.warn("floe " + FloeAgent.VERSION + " does not guard the Iceberg of " + name + ": its advice was not"
+          + " woven into " + missing + " (a class floe does not know the shape of); its commits go on unguarded");
+      return UNGUARDED;
+    }
     try {
       IsolatingLoader isolated = new IsolatingLoader("floe-guard", agentJar, loader);
       Class<?> hooks = isolated.loadClass(HOOKS_CLASS);
       return (FloeBridge.Dispatcher)
           hooks.getConstructor(Map.class, String.class, String.class, String.class, String.class)
-              .newInstance(config, source, jmxSuffix(loader), name, FloeAgent.transformedIn(loader));
+              .newInstance(config, source, jmxSuffix(loader), name, instrumented);
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
       Throwable cause = e.getCause() != null ? e.getCause() : e;
       AgentLog.error("floe " + FloeAgent.VERSION + " cannot guard the Iceberg of " + name + " (" + cause

@@ -84,7 +84,8 @@ class IngestWithAgentIT {
         .contains("[floe] INFO floe " + System.getProperty("floe.version") + " ");
     assertThat(run.lines("[floe] INFO guarding Iceberg ")).as(run.output()).singleElement().asString()
         .as("the guard says what was instrumented in its loader")
-        .contains("in the system class loader").contains("BaseMetastoreTableOperations").contains("MapDbCatalog");
+        .contains("in the system class loader: instrumented 4 of 4 types [BaseMetastoreTableOperations,"
+            + " SnapshotProducer, BaseMetastoreCatalogTableBuilder, MapDbCatalog]");
     assertThat(run.lines("floe: rebuilt db.events")).as(run.output()).isNotEmpty();
     assertThat(run.lines("ERROR")).as(run.output()).isEmpty();
     // an append that waited at the gate while a rebuild swapped the table applies itself to the
