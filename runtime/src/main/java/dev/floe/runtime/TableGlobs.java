@@ -9,26 +9,31 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * Which tables are guarded: globs over {@code namespace.table}, where {@code *} matches any run of
  * characters and {@code ?} one character. No globs means every table.
  */
-final class TableGlobs {
+public final class TableGlobs {
   private final List<Pattern> patterns = new ArrayList<>();
 
-  TableGlobs(List<String> globs) {
+  public TableGlobs(List<String> globs) {
     for (String glob : globs) {
-      StringBuilder regex = new StringBuilder();
-      for (char c : glob.toCharArray()) {
-        if (c == '*') {
-          regex.append(".*");
-        } else if (c == '?') {
-          regex.append('.');
-        } else {
-          regex.append(Pattern.quote(String.valueOf(c)));
-        }
-      }
-      patterns.add(Pattern.compile(regex.toString()));
+      patterns.add(pattern(glob));
     }
   }
 
-  boolean matches(TableIdentifier table) {
+  /** The regular expression of one glob: {@code *} any run of characters, {@code ?} one. */
+  static Pattern pattern(String glob) {
+    StringBuilder regex = new StringBuilder();
+    for (char c : glob.toCharArray()) {
+      if (c == '*') {
+        regex.append(".*");
+      } else if (c == '?') {
+        regex.append('.');
+      } else {
+        regex.append(Pattern.quote(String.valueOf(c)));
+      }
+    }
+    return Pattern.compile(regex.toString());
+  }
+
+  public boolean matches(TableIdentifier table) {
     if (patterns.isEmpty()) {
       return true;
     }

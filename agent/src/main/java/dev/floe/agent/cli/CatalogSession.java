@@ -1,5 +1,7 @@
 package dev.floe.agent.cli;
 
+import dev.floe.runtime.TableGlobs;
+
 import dev.floe.catalog.MapDbCatalog;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,7 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.regex.Pattern;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
@@ -90,38 +91,24 @@ final class CatalogSession {
 
   /** Every table of the catalog whose {@code namespace.table} matches {@code glob} (* and ?). */
   static List<TableIdentifier> tables(MapDbCatalog catalog, String glob) {
-    Pattern pattern = glob == null ? null : globPattern(glob);
+    TableGlobs globs = new TableGlobs(glob == null ? List.of() : List.of(glob));
     List<TableIdentifier> tables = new ArrayList<>();
-    collect(catalog, Namespace.empty(), pattern, tables);
+    collect(catalog, Namespace.empty(), globs, tables);
     tables.sort((a, b) -> a.toString().compareTo(b.toString()));
     return tables;
   }
 
-  private static void collect(MapDbCatalog catalog, Namespace namespace, Pattern pattern, List<TableIdentifier> into) {
+  private static void collect(MapDbCatalog catalog, Namespace namespace, TableGlobs globs, List<TableIdentifier> into) {
     if (!namespace.isEmpty()) {
       for (TableIdentifier table : catalog.listTables(namespace)) {
-        if (pattern == null || pattern.matcher(table.toString()).matches()) {
+        if (globs.matches(table)) {
           into.add(table);
         }
       }
     }
     for (Namespace child : catalog.listNamespaces(namespace)) {
-      collect(catalog, child, pattern, into);
+      collect(catalog, child, globs, into);
     }
-  }
-
-  static Pattern globPattern(String glob) {
-    StringBuilder regex = new StringBuilder();
-    for (char c : glob.toCharArray()) {
-      if (c == '*') {
-        regex.append(".*");
-      } else if (c == '?') {
-        regex.append('.');
-      } else {
-        regex.append(Pattern.quote(String.valueOf(c)));
-      }
-    }
-    return Pattern.compile(regex.toString());
   }
 
   static TableIdentifier identifier(String name) {

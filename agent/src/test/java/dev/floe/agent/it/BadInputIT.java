@@ -54,7 +54,9 @@ class BadInputIT {
         "dev.floe.samples.Ingest", catalog.toString(), "db.events", "60", "4", "1");
 
     assertThat(run.exitCode()).as(run.output()).isZero();
-    assertThat(run.lines("[floe] INFO")).as(run.output()).singleElement().asString().contains("guards Iceberg 1.11.0");
+    assertThat(run.lines("[floe] INFO floe ")).as(run.output()).singleElement().asString().contains("guards Iceberg 1.11.0");
+    assertThat(run.lines("[floe] INFO guarding Iceberg 1.11.0 in the system class loader: instrumented 4 of 4 types"))
+        .as(run.output()).hasSize(1);
     assertThat(run.lines("floe: rebuilt db.events")).as(run.output()).isNotEmpty();
     assertThat(run.resultLong("rows")).isEqualTo(240);
     assertThat(run.resultLong("distinctIds")).isEqualTo(240);

@@ -94,8 +94,10 @@ class IsolatedLoaderIT {
 
     assertThat(run.exitCode()).as(run.output()).isZero();
     assertThat(run.output()).contains("system class loader sees Iceberg: false");
-    assertThat(run.lines("[floe] INFO")).as(run.output()).singleElement().asString()
+    assertThat(run.lines("[floe] INFO floe ")).as(run.output()).singleElement().asString()
         .contains("no Iceberg on the system class path");
+    assertThat(run.lines("[floe] INFO guarding Iceberg 1.10.1 in class loader 'ingest-1'")).as(run.output())
+        .singleElement().asString().contains("instrumented 4 of 4 types");
     assertThat(run.lines("floe: rebuilt db.events")).as(run.output()).isNotEmpty()
         .allSatisfy(line -> assertThat(line).contains("[floe-compactor[loader=ingest-1-"));
     assertThat(run.lines("ERROR")).as(run.output()).isEmpty();
