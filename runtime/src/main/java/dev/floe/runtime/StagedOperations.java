@@ -1,0 +1,73 @@
+package dev.floe.runtime;
+
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.encryption.EncryptionManager;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.LocationProvider;
+
+/**
+ * Table operations that stage commits in memory on top of a starting version of a live table.
+ * Manifests and manifest lists are written through the live table's FileIO and into its metadata
+ * folder, but no metadata file and no catalog pointer: Iceberg's own {@code FastAppend} builds the
+ * rebuilt snapshot here, and {@link InPlaceInstall} then installs the staged version with one commit
+ * of the live table's own operations, the catalog's compare-and-swap.
+ */
+final class StagedOperations implements TableOperations {
+  private final TableOperations live;
+  private TableMetadata staged;
+
+  StagedOperations(TableOperations live, TableMetadata start) {
+    this.live = live;
+    this.staged = start;
+  }
+
+  /** The version the commits so far have built. */
+  TableMetadata staged() {
+    return staged;
+  }
+
+  @Override
+  public TableMetadata current() {
+    return staged;
+  }
+
+  @Override
+  public TableMetadata refresh() {
+    return staged;
+  }
+
+  @Override
+  public void commit(TableMetadata base, TableMetadata metadata) {
+    if (base != staged) {
+      throw new CommitFailedException("Cannot stage a commit on a version that is not the staged one");
+    }
+    staged = metadata;
+  }
+
+  @Override
+  public FileIO io() {
+    return live.io();
+  }
+
+  @Override
+  public EncryptionManager encryption() {
+    return live.encryption();
+  }
+
+  @Override
+  public String metadataFileLocation(String fileName) {
+    return live.metadataFileLocation(fileName);
+  }
+
+  @Override
+  public LocationProvider locationProvider() {
+    return live.locationProvider();
+  }
+
+  @Override
+  public long newSnapshotId() {
+    return live.newSnapshotId();
+  }
+}
