@@ -47,6 +47,14 @@ public final class Compactor {
    * @throws TableBusyException if commits other than appends raced every attempt
    */
   public CompactReport compactTable(MapDbCatalog catalog, TableIdentifier identifier, Prune prune) {
+    return compactTable(new MapDbRebuildCatalog(catalog), identifier, prune);
+  }
+
+  /**
+   * {@link #compactTable(MapDbCatalog, TableIdentifier, Prune)} in any catalog floe can rebuild a
+   * table in: swapped into the name in floe's own, committed in place in any other.
+   */
+  public CompactReport compactTable(RebuildCatalog catalog, TableIdentifier identifier, Prune prune) {
     int attempts = context.settings().maxAttempts();
     for (int attempt = 1; attempt <= attempts; attempt++) {
       CompactReport report = new RebuildAttempt(context, catalog, identifier, prune, attempt).run();

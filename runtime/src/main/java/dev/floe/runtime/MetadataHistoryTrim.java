@@ -41,12 +41,12 @@ final class MetadataHistoryTrim {
    * before this leaks nothing), which has been expanded through them already; deleting them now
    * keeps them from waiting out the grace window. Returns how many.
    */
-  static int deleteForgotten(MapDbCatalog catalog, List<String> retiredMetadata, TableMetadata last) {
+  static int deleteForgotten(RebuildCatalog catalog, TableIdentifier table, List<String> retiredMetadata, TableMetadata last) {
     Set<String> listed = listed(last);
     int deleted = 0;
     for (String file : retiredMetadata) {
       if (!listed.contains(file)) {
-        deleteQuietly(catalog, file);
+        deleteQuietly(catalog, table, file);
         deleted += 1;
       }
     }
@@ -62,9 +62,9 @@ final class MetadataHistoryTrim {
     return listed;
   }
 
-  private static void deleteQuietly(MapDbCatalog catalog, String file) {
+  private static void deleteQuietly(RebuildCatalog catalog, TableIdentifier table, String file) {
     try {
-      catalog.io().deleteFile(file);
+      catalog.io(table).deleteFile(file);
     } catch (NotFoundException e) {
       // deleted already (by Iceberg's own delete-after-commit, say)
     }
@@ -78,6 +78,11 @@ final class MetadataHistoryTrim {
    * deleted. Returns how many files were deleted (or were gone already).
    */
   static int trim(MapDbCatalog catalog, TableIdentifier table, TableMetadata seen) {
+    return trim(new MapDbRebuildCatalog(catalog), table, seen);
+  }
+
+  /** {@link #trim(MapDbCatalog, TableIdentifier, TableMetadata)}; nothing for catalogs that keep no commit log. */
+  static int trim(RebuildCatalog catalog, TableIdentifier table, TableMetadata seen) {
     Set<String> listed = listed(seen);
     NavigableMap<Long, String> log = catalog.commitLog(table);
     Long oldestListed = null;
@@ -93,7 +98,7 @@ final class MetadataHistoryTrim {
     List<Long> forget = new ArrayList<>();
     int forgotten = 0;
     for (Map.Entry<Long, String> entry : log.headMap(oldestListed, false).entrySet()) {
-      deleteQuietly(catalog, entry.getValue());
+      deleteQuietly(catalog, table, entry.getValue());
       forget.add(entry.getKey());
       if (forget.size() == FORGET_PER_TRANSACTION) {
         forgotten += forget.size();

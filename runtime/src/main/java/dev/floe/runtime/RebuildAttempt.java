@@ -1,18 +1,15 @@
 package dev.floe.runtime;
 
-import dev.floe.catalog.CatalogFileException;
-import dev.floe.catalog.DurableChange;
-import dev.floe.catalog.MapDbCatalog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.iceberg.BaseMetastoreTableOperations;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
@@ -43,7 +40,7 @@ final class RebuildAttempt {
   }
 
   private final Compactor.Context context;
-  private final MapDbCatalog catalog;
+  private final RebuildCatalog catalog;
   private final TableIdentifier identifier;
   private final Prune prune;
   private final int number;
@@ -51,11 +48,11 @@ final class RebuildAttempt {
 
   // what the steps hand on to each other, in the order they are set
   private Table live;
-  private BaseMetastoreTableOperations liveOps;
+  private TableOperations liveOps;
   private TableMetadata base;
   private SourceStats before;
   private RebuildJournal journal;
-  private Table scratch;
+  private Installation installation;
   private RollingParquetWriter.Result written;
   private TableMetadata midway;
   private CatchUp.Result early;
@@ -66,9 +63,8 @@ final class RebuildAttempt {
   private List<String> retiredMetadata;
   private ReclaimJob job;
   private boolean gateHeld;
-  private boolean swapped;
 
-  RebuildAttempt(Compactor.Context context, MapDbCatalog catalog, TableIdentifier identifier, Prune prune, int number) {
+  RebuildAttempt(Compactor.Context context, RebuildCatalog catalog, TableIdentifier identifier, Prune prune, int number) {
     this.context = context;
     this.catalog = catalog;
     this.identifier = identifier;
@@ -80,13 +76,13 @@ final class RebuildAttempt {
   CompactReport run() {
     pin();
     try {
-      createScratch();
+      startInstallation();
       streamRows();
       catchUpBeforeTheGate();
       enterGate();
       catchUpUnderTheGate();
       commitRebuiltSnapshot();
-      swap();
+      install();
       CompactReport report = reloadHandlesAndOpenTheGate();
       int retiredFiles = recordReclaim();
       return report.listed(retiredFiles, phases.all());
@@ -96,7 +92,7 @@ final class RebuildAttempt {
           identifier, number, context.settings().maxAttempts(), again.getMessage());
       return null;
     } catch (RuntimeException e) {
-      if (swapped) {
+      if (installation != null && installation.mayBeLive) {
         throw e;
       }
       throw new RebuildException(
@@ -112,7 +108,7 @@ final class RebuildAttempt {
   /** 1. Pins the base snapshot of the live table, and refuses a table floe cannot rebuild. */
   private void pin() {
     live = catalog.loadTableUncached(identifier);
-    liveOps = (BaseMetastoreTableOperations) ((HasTableOperations) live).operations();
+    liveOps = ((HasTableOperations) live).operations();
     base = liveOps.refresh();
     String refused = RebuildRefusal.of(base);
     if (refused != null) {
@@ -120,15 +116,16 @@ final class RebuildAttempt {
     }
     before = SourceStats.of(live, base.currentSnapshot());
     reached(CompactionStep.PINNED);
-    journal = new RebuildJournal(catalog, identifier, ScratchTable.nameFor(identifier));
+    journal = new RebuildJournal(catalog.state(), identifier, ScratchTable.nameFor(identifier));
     journal.begin();
   }
 
-  /** 2. Creates the scratch table: the live table's UUID, field ids, spec and location, no snapshot. */
-  private void createScratch() {
-    scratch =
-        ScratchTable.create(
-            catalog, base, liveOps, RebuiltTableProperties.of(context.settings(), base.properties()), journal);
+  /**
+   * 2. Starts the {@link Installation}: for floe's own catalog the scratch table (the live table's
+   * UUID, field ids, spec and location, no snapshot); for any other, the live table itself.
+   */
+  private void startInstallation() {
+    installation = Installation.start(catalog, identifier, live, base, context.settings(), journal);
     reached(CompactionStep.SCRATCH_CREATED);
     phases.end("scratch");
   }
@@ -137,7 +134,7 @@ final class RebuildAttempt {
   private void streamRows() {
     RollingParquetWriter writer =
         new RollingParquetWriter(
-            scratch,
+            installation.target(),
             context.settings(),
             location -> {
               journal.fileStarted(location);
@@ -181,7 +178,7 @@ final class RebuildAttempt {
     }
     known = new ArrayList<>(written.files());
     known.addAll(early.appended());
-    prewritten = PrewrittenManifest.write(scratch, known, journal);
+    prewritten = PrewrittenManifest.write(installation.target(), known, journal);
     reached(CompactionStep.MANIFEST_WRITTEN);
     phases.end("catch-up");
   }
@@ -200,51 +197,22 @@ final class RebuildAttempt {
     reached(CompactionStep.CAUGHT_UP);
   }
 
-  /** 5. Commits the scratch table's one snapshot, carrying the writers' markers. */
+  /** 5. The rebuilt table's one snapshot, carrying the writers' markers: committed or staged. */
   private void commitRebuiltSnapshot() {
-    RebuiltSnapshotCommit.commit(
-        scratch,
-        known,
-        prewritten,
-        late.appended(),
-        current,
-        base.currentSnapshot().snapshotId(),
-        context.settings().writerMarkers(),
-        journal);
+    installation.commit(known, prewritten, late.appended(), current, base.currentSnapshot().snapshotId());
     reached(CompactionStep.SCRATCH_COMMITTED);
     phases.end("commit");
   }
 
   /**
-   * 6. Swaps the scratch table into the live name: one catalog transaction that compares-and-swaps
-   * on the location read under the gate, records the reclaim job and clears the journal.
+   * 6. Installs the rebuilt table, with the reclaim job of what it retires: a swap into the live
+   * name that compares-and-swaps on the location read under the gate (floe's own catalog), or one
+   * commit of the live table's own operations (any other); either way a commit that slipped past
+   * the gate makes it fail, never disappear.
    */
-  private void swap() {
+  private void install() {
     retiredMetadata = RetiredMetadata.of(catalog, identifier, current);
-    job =
-        new ReclaimJob(
-            journal.scratch().toString(),
-            identifier,
-            context.clock().instant().plus(context.settings().reclaimGrace()),
-            catalog.metadataLocation(journal.scratch()),
-            false,
-            retiredMetadata);
-    try {
-      catalog.swapTable(
-          identifier,
-          journal.scratch(),
-          current.metadataFileLocation(),
-          List.of(DurableChange.put(ReclaimJob.SECTION, job.id(), job.encode()), journal.clearOnSwap()));
-    } catch (CatalogFileException e) {
-      // the catalog file failed mid-swap: whether the swap landed is unknown, so nothing is
-      // deleted now; the next start's recovery finds the journal exactly when it did not land
-      swapped = true;
-      throw new RebuildException(
-          "Rebuild of " + identifier + " could not tell whether its swap landed (" + e.getMessage()
-              + "); recovery settles it when the catalog is next opened",
-          e);
-    }
-    swapped = true;
+    job = installation.install(current, retiredMetadata, context.clock().instant().plus(context.settings().reclaimGrace()));
     reached(CompactionStep.SWAPPED);
   }
 
@@ -303,20 +271,20 @@ final class RebuildAttempt {
     }
     if (context.settings().metadataVersions() > 0) {
       // after the expansion, which reads them to find every file they reference
-      MetadataHistoryTrim.deleteForgotten(catalog, retiredMetadata, current);
+      MetadataHistoryTrim.deleteForgotten(catalog, identifier, retiredMetadata, current);
     }
     reached(CompactionStep.RECLAIM_RECORDED);
     phases.end("reclaim");
     return retiredFiles;
   }
 
-  /** On any failure before the swap: the scratch table and every file this attempt wrote go. */
+  /** On any failure before the install: the scratch table (if any) and every file this attempt wrote go. */
   private void discardUnlessSwapped() {
-    if (swapped || journal == null) {
+    if (journal == null || (installation != null && installation.mayBeLive)) {
       return;
     }
     try {
-      ScratchTable.discard(catalog, journal);
+      Installation.discard(catalog, liveOps, journal);
     } catch (RuntimeException e) {
       LOG.warn(
           "floe: could not clean up scratch table {}; recovery will at the next start: {}",

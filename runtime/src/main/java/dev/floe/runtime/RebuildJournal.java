@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.catalog.TableIdentifier;
 import dev.floe.catalog.DurableChange;
-import dev.floe.catalog.MapDbCatalog;
 
 /**
  * The durable record of a rebuild in progress: its scratch table and every file it has started to
@@ -16,13 +15,13 @@ final class RebuildJournal {
   static final String SECTION = "floe.rebuild";
   private static final String HEADER = "floe-rebuild 1";
 
-  private final MapDbCatalog catalog;
+  private final FloeState state;
   private final TableIdentifier live;
   private final TableIdentifier scratch;
   private final List<String> files = new ArrayList<>();
 
-  RebuildJournal(MapDbCatalog catalog, TableIdentifier live, TableIdentifier scratch) {
-    this.catalog = catalog;
+  RebuildJournal(FloeState state, TableIdentifier live, TableIdentifier scratch) {
+    this.state = state;
     this.live = live;
     this.scratch = scratch;
   }
@@ -57,17 +56,17 @@ final class RebuildJournal {
 
   /** Removes the record once everything it lists is cleaned up. */
   void clear() {
-    catalog.removeDurable(SECTION, key());
+    state.remove(SECTION, key());
   }
 
   /** The rebuilds a previous process left unfinished. */
-  static List<RebuildJournal> unfinished(MapDbCatalog catalog) {
+  static List<RebuildJournal> unfinished(FloeState state) {
     List<RebuildJournal> journals = new ArrayList<>();
-    for (Map.Entry<String, String> entry : catalog.durableEntries(SECTION).entrySet()) {
+    for (Map.Entry<String, String> entry : state.entries(SECTION).entrySet()) {
       DurableRecords.Reader record = new DurableRecords.Reader(entry.getValue(), HEADER);
       RebuildJournal journal =
           new RebuildJournal(
-              catalog,
+              state,
               DurableRecords.identifier(record.one("live")),
               DurableRecords.identifier(entry.getKey()));
       journal.files.addAll(record.all("file"));
@@ -84,6 +83,6 @@ final class RebuildJournal {
     DurableRecords.Writer record =
         new DurableRecords.Writer(HEADER).field("live", DurableRecords.identifier(live));
     files.forEach(file -> record.field("file", file));
-    catalog.putDurable(SECTION, key(), record.toString());
+    state.put(SECTION, key(), record.toString());
   }
 }

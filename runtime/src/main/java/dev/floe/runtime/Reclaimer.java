@@ -23,10 +23,14 @@ import org.slf4j.LoggerFactory;
 public final class Reclaimer {
   private static final Logger LOG = LoggerFactory.getLogger(Reclaimer.class);
 
-  private final MapDbCatalog catalog;
+  private final RebuildCatalog catalog;
+
+  public Reclaimer(RebuildCatalog catalog) {
+    this.catalog = catalog;
+  }
 
   public Reclaimer(MapDbCatalog catalog) {
-    this.catalog = catalog;
+    this(new MapDbRebuildCatalog(catalog));
   }
 
   /** What one run deleted. */
@@ -35,7 +39,7 @@ public final class Reclaimer {
   /** Every recorded job, due or not. */
   public List<ReclaimJob> pending() {
     List<ReclaimJob> jobs = new ArrayList<>();
-    for (Map.Entry<String, String> entry : catalog.durableEntries(ReclaimJob.SECTION).entrySet()) {
+    for (Map.Entry<String, String> entry : catalog.state().entries(ReclaimJob.SECTION).entrySet()) {
       jobs.add(ReclaimJob.decode(entry.getKey(), entry.getValue()));
     }
     return jobs;
@@ -72,7 +76,10 @@ public final class Reclaimer {
     if (job.expanded()) {
       return job;
     }
-    FileIO io = catalog.io();
+    FileIO io = ioOf(job);
+    if (io == null) {
+      return null;
+    }
     ReachableFiles retired = new ReachableFiles(io, false);
     for (String metadataLocation : job.paths()) {
       retired.files().add(metadataLocation);
@@ -93,7 +100,7 @@ public final class Reclaimer {
       }
     }
     ReclaimJob expanded = job.expandedTo(toDelete);
-    catalog.putDurable(ReclaimJob.SECTION, job.id(), expanded.encode());
+    catalog.state().put(ReclaimJob.SECTION, job.id(), expanded.encode());
     return expanded;
   }
 
@@ -107,7 +114,7 @@ public final class Reclaimer {
           job.id(), job.table());
       return new Result(0, 0, 0);
     }
-    FileIO io = catalog.io();
+    FileIO io = ioOf(expanded);
     int deleted = 0;
     int kept = 0;
     for (String file : expanded.paths()) {
@@ -123,9 +130,18 @@ public final class Reclaimer {
         // gone already
       }
     }
-    catalog.removeDurable(ReclaimJob.SECTION, job.id());
+    catalog.state().remove(ReclaimJob.SECTION, job.id());
     LOG.info("floe: reclaimed {} files retired by the rebuild of {}", deleted, job.table());
     return new Result(1, deleted, kept);
+  }
+
+  /** The FileIO of the job's table; null while the table is gone. */
+  private FileIO ioOf(ReclaimJob job) {
+    try {
+      return catalog.io(job.table());
+    } catch (NoSuchTableException e) {
+      return null;
+    }
   }
 
   /**
@@ -134,14 +150,15 @@ public final class Reclaimer {
    * the old metadata shares with the table under its new name cannot be told.
    */
   private Set<String> liveFiles(ReclaimJob job) {
-    FileIO io = catalog.io();
-    ReachableFiles keep = new ReachableFiles(io, true);
+    HasTableOperations table;
     try {
-      HasTableOperations table = (HasTableOperations) catalog.loadTableUncached(job.table());
-      keep.add(table.operations().refresh());
+      table = (HasTableOperations) catalog.loadTableUncached(job.table());
     } catch (NoSuchTableException e) {
       return null;
     }
+    FileIO io = table.operations().io();
+    ReachableFiles keep = new ReachableFiles(io, true);
+    keep.add(table.operations().refresh());
     if (job.rebuilt() != null && !"null".equals(job.rebuilt())) {
       try {
         keep.add(TableMetadataParser.read(io, job.rebuilt()));

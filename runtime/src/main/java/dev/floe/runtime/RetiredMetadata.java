@@ -1,6 +1,5 @@
 package dev.floe.runtime;
 
-import dev.floe.catalog.MapDbCatalog;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -15,10 +14,15 @@ import org.apache.iceberg.catalog.TableIdentifier;
 public final class RetiredMetadata {
   private RetiredMetadata() {}
 
-  public static List<String> of(MapDbCatalog catalog, TableIdentifier identifier, TableMetadata current) {
+  public static List<String> of(RebuildCatalog catalog, TableIdentifier identifier, TableMetadata current) {
     Set<String> retired = new LinkedHashSet<>(catalog.commitLog(identifier).values());
     current.previousFiles().forEach(entry -> retired.add(entry.file()));
     retired.add(current.metadataFileLocation());
     return new ArrayList<>(retired);
+  }
+
+  /** {@link #of(RebuildCatalog, TableIdentifier, TableMetadata)} for floe's own catalog. */
+  public static List<String> of(dev.floe.catalog.MapDbCatalog catalog, TableIdentifier identifier, TableMetadata current) {
+    return of(new MapDbRebuildCatalog(catalog), identifier, current);
   }
 }

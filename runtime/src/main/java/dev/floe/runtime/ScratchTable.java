@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.regex.Pattern;
-import org.apache.iceberg.BaseMetastoreTableOperations;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Snapshot;
@@ -46,7 +45,7 @@ final class ScratchTable {
   static Table create(
       MapDbCatalog catalog,
       TableMetadata live,
-      BaseMetastoreTableOperations liveOps,
+      org.apache.iceberg.TableOperations liveOps,
       Map<String, String> extraProperties,
       RebuildJournal journal) {
     Map<String, String> properties = new LinkedHashMap<>(live.properties());

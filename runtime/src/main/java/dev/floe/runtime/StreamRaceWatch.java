@@ -1,9 +1,8 @@
 package dev.floe.runtime;
 
-import dev.floe.catalog.MapDbCatalog;
 import java.io.IOException;
 import java.util.Objects;
-import org.apache.iceberg.BaseMetastoreTableOperations;
+import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.Record;
@@ -16,8 +15,9 @@ import org.apache.iceberg.io.CloseableIterator;
  * at once instead of streaming the whole table first: a table whose every commit is a row delta
  * costs one short attempt per commit, not a full read.
  *
- * <p>Every {@value #EVERY_ROWS} rows it compares the live pointer (in memory) with the last one it
- * saw; only when it moved does it read the new metadata, and no manifest.
+ * <p>Every {@value #EVERY_ROWS} rows it compares the live pointer ({@link
+ * RebuildCatalog#currentLocation}: from memory for floe's own catalog, at a bounded rate for others)
+ * with the last one it saw; only when it moved does it read the new metadata, and no manifest.
  */
 final class StreamRaceWatch {
   static final int EVERY_ROWS = 4096;
@@ -29,14 +29,14 @@ final class StreamRaceWatch {
     }
   }
 
-  private final MapDbCatalog catalog;
+  private final RebuildCatalog catalog;
   private final TableIdentifier identifier;
-  private final BaseMetastoreTableOperations liveOps;
+  private final TableOperations liveOps;
   private final TableMetadata base;
   private String seen;
 
   StreamRaceWatch(
-      MapDbCatalog catalog, TableIdentifier identifier, BaseMetastoreTableOperations liveOps, TableMetadata base) {
+      RebuildCatalog catalog, TableIdentifier identifier, TableOperations liveOps, TableMetadata base) {
     this.catalog = catalog;
     this.identifier = identifier;
     this.liveOps = liveOps;
@@ -82,7 +82,7 @@ final class StreamRaceWatch {
 
   /** Throws {@link Raced} if the live table has moved in a way this attempt cannot carry. */
   void check() {
-    String now = catalog.metadataLocation(identifier);
+    String now = catalog.currentLocation(identifier, liveOps);
     if (Objects.equals(now, seen)) {
       return;
     }

@@ -323,7 +323,7 @@ class CompactorTest {
     List<String> content = TestTables.fingerprints(live);
     // a rebuild that died after its scratch commit: journal and scratch table left behind
     TableIdentifier scratchId = ScratchTable.nameFor(EVENTS);
-    RebuildJournal journal = new RebuildJournal(catalog, EVENTS, scratchId);
+    RebuildJournal journal = new RebuildJournal(new MapDbRebuildCatalog(catalog).state(), EVENTS, scratchId);
     journal.begin();
     Table scratch =
         ScratchTable.create(

@@ -87,7 +87,7 @@ class InPlaceInstallTest {
   /** Streams the table's rows into rebuilt files and stages the rebuilt version over {@code base}. */
   private TableMetadata stageRebuild(Table live, TableMetadata base) {
     RebuildSettings settings = RebuildSettings.defaults();
-    RebuildJournal journal = new RebuildJournal(state, EVENTS, ScratchTable.nameFor(EVENTS));
+    RebuildJournal journal = new RebuildJournal(new MapDbRebuildCatalog(state).state(), EVENTS, ScratchTable.nameFor(EVENTS));
     journal.begin();
     RollingParquetWriter.Result written;
     try (CloseableIterable<Record> rows = IcebergGenerics.read(live).useSnapshot(base.currentSnapshot().snapshotId()).build()) {

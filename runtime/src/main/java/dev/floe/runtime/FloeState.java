@@ -1,0 +1,19 @@
+package dev.floe.runtime;
+
+import java.util.NavigableMap;
+
+/**
+ * floe's durable records (rebuild journals, reclaim jobs): small key-value entries in named
+ * sections, each write durable before it returns. For tables in a {@code MapDbCatalog} they live in
+ * the catalog file itself, next to the pointers, so a swap records its reclaim job in its own
+ * transaction; for tables of any other catalog, in a state file of floe's own.
+ */
+public interface FloeState {
+  /** The entries of {@code section}, key to value. */
+  NavigableMap<String, String> entries(String section);
+
+  void put(String section, String key, String value);
+
+  /** True if the entry was there. */
+  boolean remove(String section, String key);
+}

@@ -1,0 +1,93 @@
+package dev.floe.runtime;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.CommitStateUnknownException;
+import org.apache.iceberg.exceptions.NotFoundException;
+import org.apache.iceberg.io.FileIO;
+
+/**
+ * The install of any other catalog: the rebuilt files are written into the live table's own
+ * location, the rebuilt version is staged in memory ({@link InPlaceInstall#stage}), and one commit
+ * of the live table's own operations installs it. Its reclaim job is recorded before that commit
+ * and the journal cleared after it: a crash between the two leaves records that recovery and
+ * reclaim settle by reference (a file the live table references is never deleted), whichever way
+ * the commit went.
+ */
+final class InPlace extends Installation {
+  private final Table live;
+  private TableMetadata rebuilt;
+
+  InPlace(
+      RebuildCatalog catalog,
+      TableIdentifier identifier,
+      Table live,
+      TableOperations liveOps,
+      RebuildSettings settings,
+      RebuildJournal journal) {
+    super(catalog, identifier, liveOps, settings, journal);
+    this.live = live;
+  }
+
+  @Override
+  Table target() {
+    return live;
+  }
+
+  @Override
+  void commit(List<DataFile> known, ManifestFile prewritten, List<DataFile> late, TableMetadata current, long pinned) {
+    rebuilt =
+        InPlaceInstall.stage(
+            liveOps, current, RebuiltTableProperties.of(settings, current.properties()), known, prewritten, late,
+            pinned, settings.writerMarkers(), journal);
+  }
+
+  @Override
+  ReclaimJob install(TableMetadata current, List<String> retiredMetadata, Instant due) {
+    ReclaimJob job = job(null, retiredMetadata, due);
+    catalog.state().put(ReclaimJob.SECTION, job.id(), job.encode());
+    try {
+      mayBeLive = true;
+      InPlaceInstall.commit(liveOps, current, rebuilt);
+    } catch (CommitFailedException e) {
+      // another writer's commit landed first (the gate covers only this process): it is kept,
+      // and this attempt starts again from it
+      mayBeLive = false;
+      catalog.state().remove(ReclaimJob.SECTION, job.id());
+      throw new RebuildAttempt.StartAgain("the catalog refused the install: " + e.getMessage());
+    } catch (CommitStateUnknownException e) {
+      throw new RebuildException(
+          "Rebuild of " + identifier + " could not tell whether its commit landed (" + e.getMessage()
+              + "); recovery and reclaim settle it by reference",
+          e);
+    }
+    journal.clear();
+    return job;
+  }
+
+  /**
+   * Deletes the files {@code journal} lists that {@code current} does not reference, and clears
+   * it: an attempt that did not install, or a crashed one whichever way its commit went.
+   */
+  static void discardUnreferenced(TableMetadata current, FileIO io, RebuildJournal journal) {
+    Set<String> live = ReachableFiles.of(current, io);
+    for (String file : journal.files()) {
+      if (!live.contains(file)) {
+        try {
+          io.deleteFile(file);
+        } catch (NotFoundException e) {
+          // never written
+        }
+      }
+    }
+    journal.clear();
+  }
+}

@@ -1,0 +1,168 @@
+package dev.floe.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.floe.catalog.MapDbCatalog;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.CatalogProperties;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A whole rebuild, in place, on Iceberg's JdbcCatalog over a real SQLite file: appends on both
+ * sides of the gate are carried, a commit from another catalog instance that lands before the
+ * install makes the attempt start again and is kept, retired files are reclaimed by reference, and
+ * a crashed rebuild's files are discarded only where the live table does not reference them.
+ */
+class InPlaceRebuildTest {
+  static final TableIdentifier EVENTS = TableIdentifier.of("db", "events");
+
+  @TempDir Path root;
+  MapDbCatalog stateFile;
+  JdbcCatalog jdbc;
+  IcebergRebuildCatalog catalog;
+  RebuildSettings settings = RebuildSettings.defaults().withReclaimGrace(Duration.ZERO);
+
+  @BeforeEach
+  void open() {
+    stateFile = TestTables.catalog(root.resolve("floe-state"));
+    jdbc = jdbc();
+    jdbc.createNamespace(Namespace.of("db"));
+    catalog = new IcebergRebuildCatalog(jdbc, new MapDbRebuildCatalog(stateFile).state());
+  }
+
+  @AfterEach
+  void close() throws IOException {
+    jdbc.close();
+    stateFile.close();
+  }
+
+  /** Another instance on the same SQLite file, as another process would have. */
+  private JdbcCatalog jdbc() {
+    JdbcCatalog instance = new JdbcCatalog();
+    instance.setConf(new Configuration());
+    Map<String, String> properties = new HashMap<>();
+    properties.put(CatalogProperties.URI, "jdbc:sqlite:" + root.resolve("catalog.sqlite"));
+    properties.put(CatalogProperties.WAREHOUSE_LOCATION, root.resolve("warehouse").toString());
+    properties.put("jdbc.schema-version", "V1");
+    instance.initialize("ingest", properties);
+    return instance;
+  }
+
+  private Table tinyAppends(int appends, int rows) {
+    Table table = jdbc.createTable(EVENTS, TestTables.SIMPLE);
+    for (int i = 0; i < appends; i++) {
+      TestTables.append(table, TestTables.simpleRows((long) i * rows, rows));
+    }
+    return table;
+  }
+
+  private Set<String> dataFilesOnDisk() throws IOException {
+    try (Stream<Path> files = Files.walk(root.resolve("warehouse"))) {
+      return files.map(Path::toString).filter(f -> f.endsWith(".parquet")).collect(Collectors.toSet());
+    }
+  }
+
+  @Test
+  void appendsOnBothSidesOfTheGateAreCarriedAndRetiredFilesReclaimedByReference() throws Exception {
+    tinyAppends(10, 5);
+    Table host = jdbc.loadTable(EVENTS);
+    CompactionProbe appendEarlyAndLate = (step, id) -> {
+      if (step == CompactionStep.ROWS_WRITTEN) {
+        TestTables.append(host, TestTables.simpleRows(500, 7));
+      }
+      if (step == CompactionStep.MANIFEST_WRITTEN) {
+        TestTables.append(host, TestTables.simpleRows(600, 4));
+      }
+    };
+
+    CompactReport report = new Compactor(settings, new WriterGate(), new HandleRegistry(0), appendEarlyAndLate,
+        Clock.systemUTC()).compactTable(catalog, EVENTS, Prune.NONE);
+
+    assertThat(report.carriedFiles()).isEqualTo(2);
+    try (JdbcCatalog reader = jdbc()) {
+      Table rebuilt = reader.loadTable(EVENTS);
+      assertThat(rebuilt.snapshots()).hasSize(1);
+      List<Record> expected = new java.util.ArrayList<>(TestTables.simpleRows(0, 50));
+      expected.addAll(TestTables.simpleRows(500, 7));
+      expected.addAll(TestTables.simpleRows(600, 4));
+      assertThat(TestTables.fingerprints(rebuilt)).isEqualTo(TestTables.fingerprints(expected, rebuilt.schema()));
+      assertThat(stateFile.durableEntries(RebuildJournal.SECTION)).as("the journal is cleared").isEmpty();
+      assertThat(stateFile.durableEntries(ReclaimJob.SECTION)).hasSize(1);
+
+      Reclaimer.Result reclaimed = new Reclaimer(catalog).runDue(Instant.now());
+
+      assertThat(reclaimed.jobs()).isEqualTo(1);
+      Set<String> live = TestTables.localPaths(
+          ReachableFiles.of(((HasTableOperations) rebuilt).operations().refresh(), rebuilt.io()));
+      assertThat(dataFilesOnDisk()).isEqualTo(live.stream().filter(f -> f.endsWith(".parquet")).collect(Collectors.toSet()));
+      assertThat(dataFilesOnDisk()).hasSize(3); // the rebuilt file and the two carried ones
+      assertThat(TestTables.fingerprints(reader.loadTable(EVENTS))).isEqualTo(TestTables.fingerprints(expected, rebuilt.schema()));
+    }
+  }
+
+  @Test
+  void aCommitFromAnotherProcessBeforeTheInstallStartsTheAttemptAgainAndIsKept() {
+    tinyAppends(6, 5);
+    int[] raced = {0};
+    CompactionProbe otherProcessCommitsUnderTheGate = (step, id) -> {
+      // the gate covers this process only: another catalog instance commits while it is held
+      if (step == CompactionStep.SCRATCH_COMMITTED && raced[0]++ == 0) {
+        JdbcCatalog other = jdbc();
+        TestTables.append(other.loadTable(EVENTS), TestTables.simpleRows(900, 3));
+        other.close();
+      }
+    };
+
+    CompactReport report = new Compactor(settings, new WriterGate(), new HandleRegistry(0), otherProcessCommitsUnderTheGate,
+        Clock.systemUTC()).compactTable(catalog, EVENTS, Prune.NONE);
+
+    assertThat(report.attempts()).isEqualTo(2);
+    Table rebuilt = jdbc.loadTable(EVENTS);
+    assertThat(rebuilt.snapshots()).hasSize(1);
+    List<Long> ids = TestTables.read(rebuilt).stream().map(r -> (Long) r.getField("id")).sorted().collect(Collectors.toList());
+    assertThat(ids).hasSize(33).doesNotHaveDuplicates().contains(900L, 901L, 902L);
+    assertThat(stateFile.durableEntries(ReclaimJob.SECTION)).as("the refused attempt's job is gone").hasSize(1);
+  }
+
+  @Test
+  void recoveryDeletesOnlyTheCrashedRebuildsFilesTheLiveTableDoesNotReference() throws Exception {
+    Table table = tinyAppends(3, 2);
+    // a crashed rebuild: its journal lists a file it wrote and one the live table took in since
+    RebuildJournal journal = new RebuildJournal(catalog.state(), EVENTS, ScratchTable.nameFor(EVENTS));
+    journal.begin();
+    org.apache.iceberg.DataFile orphan = TestTables.writeFile(table, TestTables.simpleRows(100, 2));
+    org.apache.iceberg.DataFile adopted = TestTables.writeFile(table, TestTables.simpleRows(200, 2));
+    journal.fileStarted(orphan.location());
+    journal.fileStarted(adopted.location());
+    table.newFastAppend().appendFile(adopted).commit();
+
+    Recovery.Result result = Recovery.run(catalog, Instant.now());
+
+    assertThat(result.scratchTablesDiscarded()).hasSize(1);
+    assertThat(Files.exists(Path.of(orphan.location()))).isFalse();
+    assertThat(Files.exists(Path.of(adopted.location()))).isTrue();
+    assertThat(stateFile.durableEntries(RebuildJournal.SECTION)).isEmpty();
+    assertThat(TestTables.read(jdbc.loadTable(EVENTS))).hasSize(8);
+  }
+}
