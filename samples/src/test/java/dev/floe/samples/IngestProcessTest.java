@@ -3,14 +3,12 @@ package dev.floe.samples;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,7 +26,7 @@ class IngestProcessTest {
   void everyCommittedRowIsReadBackExactlyOnce(int threads, String handleMode) throws Exception {
     Path properties = catalogProperties();
 
-    Child child =
+    ChildJvm.Run child =
         run(
             List.of("-Dingest.handle=" + handleMode),
             Ingest.class.getName(),
@@ -38,9 +36,9 @@ class IngestProcessTest {
             Integer.toString(ROWS_PER_COMMIT),
             Integer.toString(threads));
 
-    assertThat(child.exitCode).as(child.output).isZero();
+    assertThat(child.exitCode()).as(child.output()).isZero();
     Map<String, String> result = child.result();
-    assertThat(result).as(child.output).isNotNull();
+    assertThat(result).as(child.output()).isNotNull();
     long rows = Long.parseLong(result.get("rows"));
     assertThat(rows).isEqualTo((long) COMMITS * ROWS_PER_COMMIT);
     assertThat(Long.parseLong(result.get("distinctIds"))).isEqualTo(rows);
@@ -62,11 +60,11 @@ class IngestProcessTest {
     Path properties = catalogProperties();
     String[] args = {Ingest.class.getName(), properties.toString(), "test.events", "10", "3", "1"};
 
-    Child first = run(List.of(), args);
-    Child second = run(List.of(), args);
+    ChildJvm.Run first = run(List.of(), args);
+    ChildJvm.Run second = run(List.of(), args);
 
-    assertThat(first.exitCode).as(first.output).isZero();
-    assertThat(second.exitCode).as(second.output).isZero();
+    assertThat(first.exitCode()).as(first.output()).isZero();
+    assertThat(second.exitCode()).as(second.output()).isZero();
     assertThat(second.result().get("rows")).isEqualTo("60");
     assertThat(second.result().get("distinctIds")).isEqualTo("60");
     assertThat(second.result().get("snapshots")).isEqualTo("20");
@@ -74,7 +72,7 @@ class IngestProcessTest {
 
   @Test
   void withoutVerificationRowsAreSkipped() throws Exception {
-    Child child =
+    ChildJvm.Run child =
         run(
             List.of("-Dingest.verify=false"),
             Ingest.class.getName(),
@@ -84,19 +82,19 @@ class IngestProcessTest {
             "2",
             "1");
 
-    assertThat(child.exitCode).as(child.output).isZero();
+    assertThat(child.exitCode()).as(child.output()).isZero();
     assertThat(child.result()).containsEntry("rows", "skipped").containsEntry("dataFiles", "5");
   }
 
   @Test
   void helpPrintsUsageAndBadArgumentsFailWithOneLine() throws Exception {
-    Child help = run(List.of(), Ingest.class.getName(), "--help");
-    assertThat(help.exitCode).isZero();
-    assertThat(help.output).contains("usage:", "RESULT");
+    ChildJvm.Run help = run(List.of(), Ingest.class.getName(), "--help");
+    assertThat(help.exitCode()).isZero();
+    assertThat(help.output()).contains("usage:", "RESULT");
 
-    Child bad = run(List.of(), Ingest.class.getName(), "nope.properties", "test.events", "x", "1", "1");
-    assertThat(bad.exitCode).isNotZero();
-    assertThat(bad.output.strip()).startsWith("ingest: error:").doesNotContain("\n");
+    ChildJvm.Run bad = run(List.of(), Ingest.class.getName(), "nope.properties", "test.events", "x", "1", "1");
+    assertThat(bad.exitCode()).isNotZero();
+    assertThat(bad.output().strip()).startsWith("ingest: error:").doesNotContain("\n");
   }
 
   @Test
@@ -105,17 +103,17 @@ class IngestProcessTest {
     Files.writeString(
         properties, "catalog-impl=no.such.Catalog\nwarehouse=" + dir.resolve("w") + "\n");
 
-    Child child = run(List.of(), Ingest.class.getName(), properties.toString(), "a.b", "1", "1", "1");
+    ChildJvm.Run child = run(List.of(), Ingest.class.getName(), properties.toString(), "a.b", "1", "1", "1");
 
-    assertThat(child.exitCode).isEqualTo(1);
-    assertThat(child.output.strip()).startsWith("ingest: error:").doesNotContain("\n");
+    assertThat(child.exitCode()).isEqualTo(1);
+    assertThat(child.output().strip()).startsWith("ingest: error:").doesNotContain("\n");
   }
 
   @Test
   void demoRunsTheUnguardedHalfAndComparesIt() throws Exception {
     Path out = dir.resolve("demo");
 
-    Child child =
+    ChildJvm.Run child =
         run(
             List.of(),
             Demo.class.getName(),
@@ -128,8 +126,8 @@ class IngestProcessTest {
             "4",
             "1");
 
-    assertThat(child.exitCode).as(child.output).isZero();
-    assertThat(child.output).contains("final snapshots", "unguarded", "rebuilds (log lines)");
+    assertThat(child.exitCode()).as(child.output()).isZero();
+    assertThat(child.output()).contains("final snapshots", "unguarded", "rebuilds (log lines)");
     assertThat(out.resolve("unguarded.log")).content().contains("RESULT commits=20 ");
   }
 
@@ -137,10 +135,10 @@ class IngestProcessTest {
   void demoWithoutTheAgentJarSaysSoAndExits2() throws Exception {
     Path emptyRepo = Files.createDirectories(dir.resolve("repo"));
 
-    Child child = run(List.of(), Demo.class.getName(), "--repo", emptyRepo.toString());
+    ChildJvm.Run child = run(List.of(), Demo.class.getName(), "--repo", emptyRepo.toString());
 
-    assertThat(child.exitCode).isEqualTo(2);
-    assertThat(child.output.strip()).contains("floe-agent.jar").doesNotContain("\n");
+    assertThat(child.exitCode()).isEqualTo(2);
+    assertThat(child.output().strip()).contains("floe-agent.jar").doesNotContain("\n");
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -164,42 +162,11 @@ class IngestProcessTest {
     return Files.isRegularFile(module.resolve("catalog.properties")) ? module.getParent() : module;
   }
 
-  private Child run(List<String> jvmOptions, String... args) throws Exception {
-    List<String> command = new ArrayList<>();
-    command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(jvmOptions);
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.addAll(List.of(args));
-    Path output = Files.createTempFile(dir, "child", ".log");
-    Process process =
-        new ProcessBuilder(command)
-            .redirectErrorStream(true)
-            .redirectOutput(output.toFile())
-            .start();
-    process.getOutputStream().close();
-    if (!process.waitFor(5, TimeUnit.MINUTES)) {
-      process.destroyForcibly().waitFor();
-      throw new AssertionError("child did not finish in 5 minutes: " + Files.readString(output));
-    }
-    return new Child(process.exitValue(), Files.readString(output, StandardCharsets.UTF_8));
-  }
-
-  private static final class Child {
-    final int exitCode;
-    final String output;
-
-    Child(int exitCode, String output) {
-      this.exitCode = exitCode;
-      this.output = output;
-    }
-
-    Map<String, String> result() {
-      return output.lines()
-          .map(Demo::parseResult)
-          .filter(r -> r != null)
-          .reduce((first, second) -> second)
-          .orElse(null);
-    }
+  /** Runs {@code args[0]} (a main class) with the rest as its arguments, in a JVM of its own. */
+  private ChildJvm.Run run(List<String> jvmOptions, String... args) throws Exception {
+    return new ChildJvm(args[0], List.of(args).subList(1, args.length))
+        .jvm(jvmOptions)
+        .bound(Duration.ofMinutes(5))
+        .run(Files.createTempFile(dir, "child", ".log"));
   }
 }

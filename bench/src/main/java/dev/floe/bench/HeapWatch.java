@@ -1,4 +1,4 @@
-package dev.floe.samples;
+package dev.floe.bench;
 
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;

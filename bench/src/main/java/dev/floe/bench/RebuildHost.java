@@ -1,9 +1,12 @@
-package dev.floe.samples;
+package dev.floe.bench;
 
 import static org.apache.iceberg.types.Types.NestedField.required;
 
+import dev.floe.samples.Events;
+import dev.floe.samples.Ingest;
+import dev.floe.samples.IngestSettings;
+import dev.floe.samples.ResultLine;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -15,11 +18,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import javax.management.InstanceNotFoundException;
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.DataFile;
@@ -31,7 +29,6 @@ import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericAppenderFactory;
@@ -42,38 +39,29 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.types.Types;
-import org.apache.parquet.example.data.Group;
-import org.apache.parquet.hadoop.ParquetFileReader;
-import org.apache.parquet.hadoop.ParquetReader;
-import org.apache.parquet.hadoop.ParquetWriter;
-import org.apache.parquet.hadoop.example.ExampleParquetWriter;
-import org.apache.parquet.hadoop.example.GroupReadSupport;
-import org.apache.parquet.hadoop.metadata.CompressionCodecName;
-import org.apache.parquet.hadoop.util.HadoopInputFile;
-import org.apache.parquet.schema.MessageType;
 
 /**
- * A host program for the rebuild benchmarks. Like {@link Ingest} it knows nothing of floe's
+ * The host program of the throughput and low-heap benchmarks. Like the sample ingest it knows nothing of floe's
  * classes: it builds a table with ordinary Iceberg appends, makes one more commit, and then
  * watches, as any operator could, for the rebuild the attached agent is configured to start at that
  * commit: the platform MBean server's {@code dev.floe:type=Table,name=<table>} attributes {@code
  * Rebuilds}, {@code RebuildFailures}, {@code LastReport} and {@code LastError}.
  *
  * <pre>
- * java -javaagent:floe-agent.jar -Dfloe.trigger.snapshots=&lt;files+1&gt; -cp floe-samples.jar \
- *     dev.floe.samples.RebuildBench throughput &lt;catalog.properties&gt; &lt;rows&gt; &lt;files&gt;
- * java -Xmx128m -javaagent:floe-agent.jar -Dfloe.trigger.snapshots=&lt;files+1&gt; -cp floe-samples.jar \
- *     dev.floe.samples.RebuildBench low-heap &lt;catalog.properties&gt; &lt;data-bytes&gt; &lt;files&gt;
+ * java -javaagent:floe-agent.jar -Dfloe.trigger.snapshots=&lt;files+1&gt; -cp floe-bench.jar \
+ *     dev.floe.bench.RebuildHost throughput &lt;catalog.properties&gt; &lt;rows&gt; &lt;files&gt;
+ * java -Xmx128m -javaagent:floe-agent.jar -Dfloe.trigger.snapshots=&lt;files+1&gt; -cp floe-bench.jar \
+ *     dev.floe.bench.RebuildHost low-heap &lt;catalog.properties&gt; &lt;data-bytes&gt; &lt;files&gt;
  * </pre>
  */
-public final class RebuildBench {
+public final class RebuildHost {
   static final String USAGE =
       String.join(
           "\n",
-          "usage: java -javaagent:floe-agent.jar -Dfloe.trigger.snapshots=<files+1> -cp floe-samples.jar \\",
-          "           dev.floe.samples.RebuildBench throughput <catalog.properties> <rows> <files>",
+          "usage: java -javaagent:floe-agent.jar -Dfloe.trigger.snapshots=<files+1> -cp floe-bench.jar \\",
+          "           dev.floe.bench.RebuildHost throughput <catalog.properties> <rows> <files>",
           "       java -Xmx128m -javaagent:floe-agent.jar -Dfloe.trigger.snapshots=<files+1> -cp ... \\",
-          "           dev.floe.samples.RebuildBench low-heap <catalog.properties> <data-bytes> <files>",
+          "           dev.floe.bench.RebuildHost low-heap <catalog.properties> <data-bytes> <files>",
           "",
           "throughput: twice (tables bench.warm, then bench.measured; the first round warms the JIT for",
           "  both sides, the second is the one to report), builds a table of <rows> rows of the sample",
@@ -96,14 +84,8 @@ public final class RebuildBench {
           required(1, "id", Types.LongType.get()), required(2, "payload", Types.BinaryType.get()));
 
   static final int PAYLOAD_BYTES = 256;
-  static final int ROW_GROUP_ROWS = 131072;
-  static final int ZSTD_LEVEL = 3;
-  private static final Pattern PHASE = Pattern.compile("(?<![\\w-])([\\w-]+)=(\\d+)ms");
-  private static final Pattern ROWS = Pattern.compile("\\brows (\\d+)");
-  private static final Pattern BYTES = Pattern.compile("\\bbytes (\\d+) -> (\\d+)");
-  private static final Pattern FILES = Pattern.compile("\\bdata files (\\d+) -> (\\d+)");
 
-  private RebuildBench() {}
+  private RebuildHost() {}
 
   public static void main(String[] args) {
     if (args.length >= 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
@@ -116,7 +98,7 @@ public final class RebuildBench {
         throw new IllegalArgumentException(
             "expected throughput|low-heap <catalog.properties> <rows|data-bytes> <files>");
       }
-      Map<String, String> props = Ingest.Settings.catalogProperties(Paths.get(args[1]));
+      Map<String, String> props = IngestSettings.catalogProperties(Paths.get(args[1]));
       long amount = Long.parseLong(args[2].trim());
       int files = Integer.parseInt(args[3].trim());
       if (amount < files || files < 1) {
@@ -124,9 +106,7 @@ public final class RebuildBench {
       }
       Map<String, String> result =
           args[0].equals("throughput") ? throughput(props, amount, files) : lowHeap(props, amount, files);
-      StringBuilder line = new StringBuilder("RESULT");
-      result.forEach((k, v) -> line.append(' ').append(k).append('=').append(v));
-      System.out.println(line);
+      System.out.println(ResultLine.format(result));
       status = "false".equals(result.get("ok")) ? 1 : 0;
     } catch (IllegalArgumentException e) {
       System.err.println("rebuild-bench: error: " + e.getMessage() + " (--help for usage)");
@@ -147,15 +127,15 @@ public final class RebuildBench {
 
   private static Map<String, String> throughput(Map<String, String> props, long rows, int files)
       throws Exception {
-    Configuration conf = Ingest.Settings.nioHadoopConf();
+    Configuration conf = IngestSettings.nioHadoopConf();
     Catalog catalog = CatalogUtil.loadCatalog(props.get("catalog-impl"), "bench", props, conf);
     Map<String, String> out = new LinkedHashMap<>();
     try {
       for (String round : List.of("warm", "measured")) {
         TableIdentifier id = TableIdentifier.of("bench", round);
-        Table table = create(catalog, id, Ingest.SCHEMA);
-        build(table, rows, files, (t, first, count) -> Ingest.writeFile(t, first, count));
-        requireAgent();
+        Table table = create(catalog, id, Events.SCHEMA);
+        build(table, rows, files, Events::writeFile);
+        FloeMBeans.requireAgent();
         List<String> paths = new ArrayList<>();
         long inputBytes = 0;
         try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
@@ -168,12 +148,12 @@ public final class RebuildBench {
 
         // 1. plain parquet-java, same rows, same JVM
         long t0 = System.nanoTime();
-        long readRows = readWithParquetJava(paths, conf);
+        long readRows = ParquetJava.read(paths, conf);
         long readMs = (System.nanoTime() - t0) / 1_000_000;
         org.apache.hadoop.fs.Path target =
             new org.apache.hadoop.fs.Path(table.location() + "/parquet-java/" + round + ".parquet");
         t0 = System.nanoTime();
-        long[] written = rewriteWithParquetJava(paths, target, conf);
+        long[] written = ParquetJava.rewrite(paths, target, conf);
         long readWriteMs = (System.nanoTime() - t0) / 1_000_000;
         target.getFileSystem(conf).delete(target.getParent(), true);
         if (readRows != rows || written[0] != rows) {
@@ -182,13 +162,13 @@ public final class RebuildBench {
         }
 
         // 2. floe: one more commit crosses the trigger; wait for the rebuild
-        long before = attribute(id, "Rebuilds", 0L);
-        long failuresBefore = attribute(id, "RebuildFailures", 0L);
-        table.newFastAppend().appendFile(Ingest.writeFile(table, rows, 1)).commit();
+        long[] before = FloeMBeans.rebuildsAndFailures(id);
+        table.newFastAppend().appendFile(Events.writeFile(table, rows, 1)).commit();
         long w0 = System.nanoTime();
-        String report = awaitRebuild(id, before, failuresBefore);
+        String report = FloeMBeans.awaitRebuild(id, before);
         long waitedMs = (System.nanoTime() - w0) / 1_000_000;
-        Map<String, Long> phases = phases(report);
+        RebuildReport rebuilt = RebuildReport.parse(report);
+        Map<String, Long> phases = rebuilt.phases();
 
         out.put(prefix + "rows", Long.toString(rows));
         out.put(prefix + "files", Integer.toString(files));
@@ -198,13 +178,13 @@ public final class RebuildBench {
         out.put(prefix + "pjOutputBytes", Long.toString(written[1]));
         out.put(prefix + "pjRowGroups", Long.toString(written[2]));
         out.put(prefix + "floeStreamMs", Long.toString(phases.getOrDefault("stream", -1L)));
-        out.put(prefix + "floeRebuildMs", Long.toString(phases.values().stream().mapToLong(Long::longValue).sum()));
+        out.put(prefix + "floeRebuildMs", Long.toString(rebuilt.totalMs()));
         out.put(prefix + "floeWaitMs", Long.toString(waitedMs));
-        out.put(prefix + "floeRows", match(ROWS, report, 1));
-        out.put(prefix + "floeInputBytes", match(BYTES, report, 1));
-        out.put(prefix + "floeOutputBytes", match(BYTES, report, 2));
-        out.put(prefix + "floeFilesAfter", match(FILES, report, 2));
-        out.put(prefix + "report", "\"" + report.replace(' ', '_') + "\"");
+        out.put(prefix + "floeRows", rebuilt.rows());
+        out.put(prefix + "floeInputBytes", rebuilt.bytesBefore());
+        out.put(prefix + "floeOutputBytes", rebuilt.bytesAfter());
+        out.put(prefix + "floeFilesAfter", rebuilt.filesAfter());
+        out.put(prefix + "report", rebuilt.asValue());
       }
       out.put("ok", "true");
       return out;
@@ -213,77 +193,21 @@ public final class RebuildBench {
     }
   }
 
-  private static long readWithParquetJava(List<String> paths, Configuration conf) throws IOException {
-    long rows = 0;
-    for (String path : paths) {
-      try (ParquetReader<Group> reader =
-          ParquetReader.builder(new GroupReadSupport(), new org.apache.hadoop.fs.Path(path))
-              .withConf(conf)
-              .build()) {
-        while (reader.read() != null) {
-          rows++;
-        }
-      }
-    }
-    return rows;
-  }
-
-  /** Rows, bytes and row groups written. */
-  private static long[] rewriteWithParquetJava(
-      List<String> paths, org.apache.hadoop.fs.Path target, Configuration conf) throws IOException {
-    MessageType schema;
-    try (ParquetFileReader footer =
-        ParquetFileReader.open(HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(paths.get(0)), conf))) {
-      schema = footer.getFooter().getFileMetaData().getSchema();
-    }
-    Configuration writeConf = new Configuration(conf);
-    writeConf.setInt("parquet.compression.codec.zstd.level", ZSTD_LEVEL);
-    long rows = 0;
-    try (ParquetWriter<Group> writer =
-        ExampleParquetWriter.builder(target)
-            .withConf(writeConf)
-            .withType(schema)
-            .withCompressionCodec(CompressionCodecName.ZSTD)
-            .withRowGroupRowCountLimit(ROW_GROUP_ROWS)
-            .withRowGroupSize(512L << 20)
-            .withWriteMode(org.apache.parquet.hadoop.ParquetFileWriter.Mode.OVERWRITE)
-            .build()) {
-      for (String path : paths) {
-        try (ParquetReader<Group> reader =
-            ParquetReader.builder(new GroupReadSupport(), new org.apache.hadoop.fs.Path(path))
-                .withConf(conf)
-                .build()) {
-          Group group;
-          while ((group = reader.read()) != null) {
-            writer.write(group);
-            rows++;
-          }
-        }
-      }
-    }
-    long bytes = target.getFileSystem(conf).getFileStatus(target).getLen();
-    long rowGroups;
-    try (ParquetFileReader footer = ParquetFileReader.open(HadoopInputFile.fromPath(target, conf))) {
-      rowGroups = footer.getRowGroups().size();
-    }
-    return new long[] {rows, bytes, rowGroups};
-  }
-
   // ---------------------------------------------------------------------------------------------
 
   private static Map<String, String> lowHeap(Map<String, String> props, long dataBytes, int files)
       throws Exception {
     Catalog catalog =
         CatalogUtil.loadCatalog(
-            props.get("catalog-impl"), "bench", props, Ingest.Settings.nioHadoopConf());
+            props.get("catalog-impl"), "bench", props, IngestSettings.nioHadoopConf());
     Map<String, String> out = new LinkedHashMap<>();
     try (HeapWatch heap = new HeapWatch()) {
       TableIdentifier id = TableIdentifier.of("bench", "lowheap");
       Table table = create(catalog, id, RANDOM_SCHEMA);
       // on disk a row is its payload and a little more: aim at dataBytes in all
       long rows = Math.max(files, dataBytes / (PAYLOAD_BYTES + 12));
-      build(table, rows, files, RebuildBench::writeRandomFile);
-      requireAgent();
+      build(table, rows, files, RebuildHost::writeRandomFile);
+      FloeMBeans.requireAgent();
       table.refresh();
       long onDisk =
           Long.parseLong(table.currentSnapshot().summary().get(SnapshotSummary.TOTAL_FILE_SIZE_PROP));
@@ -292,13 +216,12 @@ public final class RebuildBench {
 
       System.gc();
       heap.reset();
-      long before = attribute(id, "Rebuilds", 0L);
-      long failuresBefore = attribute(id, "RebuildFailures", 0L);
+      long[] before = FloeMBeans.rebuildsAndFailures(id);
       table.newFastAppend().appendFile(writeRandomFile(table, rows, 1)).commit();
       String report = null;
       String error = null;
       try {
-        report = awaitRebuild(id, before, failuresBefore);
+        report = FloeMBeans.awaitRebuild(id, before);
       } catch (IllegalStateException e) {
         error = e.getMessage();
       }
@@ -327,12 +250,13 @@ public final class RebuildBench {
       out.put("peakHeapBytes", Long.toString(peakUsed));
       out.put("peakLiveHeapBytes", Long.toString(peakLive));
       if (report != null) {
-        Map<String, Long> phases = phases(report);
-        out.put("rebuildMs", Long.toString(phases.values().stream().mapToLong(Long::longValue).sum()));
+        RebuildReport rebuilt = RebuildReport.parse(report);
+        Map<String, Long> phases = rebuilt.phases();
+        out.put("rebuildMs", Long.toString(rebuilt.totalMs()));
         out.put("streamMs", Long.toString(phases.getOrDefault("stream", -1L)));
-        out.put("filesAfter", match(FILES, report, 2));
-        out.put("bytesAfter", match(BYTES, report, 2));
-        out.put("report", "\"" + report.replace(' ', '_') + "\"");
+        out.put("filesAfter", rebuilt.filesAfter());
+        out.put("bytesAfter", rebuilt.bytesAfter());
+        out.put("report", rebuilt.asValue());
       } else {
         out.put("error", "\"" + String.valueOf(error).replace(' ', '_') + "\"");
       }
@@ -399,62 +323,6 @@ public final class RebuildBench {
     } finally {
       pool.shutdownNow();
     }
-  }
-
-  private static void requireAgent() throws Exception {
-    if (!server().isRegistered(new ObjectName("dev.floe:type=Agent"))) {
-      throw new IllegalStateException(
-          "no MBean dev.floe:type=Agent: run this with the floe agent attached"
-              + " (-javaagent:floe-agent.jar) and floe.jmx=true");
-    }
-  }
-
-  /** Waits for the table's Rebuilds to pass {@code before}; its LastReport, or throws. */
-  private static String awaitRebuild(TableIdentifier id, long before, long failuresBefore)
-      throws Exception {
-    long deadline = System.nanoTime() + 30L * 60 * 1_000_000_000L;
-    while (System.nanoTime() < deadline) {
-      if (attribute(id, "Rebuilds", 0L) > before) {
-        return String.valueOf(server().getAttribute(name(id), "LastReport"));
-      }
-      if (attribute(id, "RebuildFailures", 0L) > failuresBefore) {
-        throw new IllegalStateException(
-            "the rebuild of " + id + " failed: " + server().getAttribute(name(id), "LastError"));
-      }
-      Thread.sleep(20);
-    }
-    throw new IllegalStateException("no rebuild of " + id + " within 30 minutes");
-  }
-
-  private static long attribute(TableIdentifier id, String attribute, long absent) throws Exception {
-    try {
-      return ((Number) server().getAttribute(name(id), attribute)).longValue();
-    } catch (InstanceNotFoundException e) {
-      return absent;
-    }
-  }
-
-  private static MBeanServer server() {
-    return ManagementFactory.getPlatformMBeanServer();
-  }
-
-  private static ObjectName name(TableIdentifier id) throws Exception {
-    return new ObjectName("dev.floe:type=Table,name=" + id);
-  }
-
-  /** {@code stream=417ms ...} of a report line as phase to milliseconds, in order. */
-  static Map<String, Long> phases(String report) {
-    Map<String, Long> phases = new LinkedHashMap<>();
-    Matcher m = PHASE.matcher(report);
-    while (m.find()) {
-      phases.put(m.group(1), Long.parseLong(m.group(2)));
-    }
-    return phases;
-  }
-
-  private static String match(Pattern pattern, String text, int group) {
-    Matcher m = pattern.matcher(text);
-    return m.find() ? m.group(group) : "-1";
   }
 
   private static void closeQuietly(Object closeable) {

@@ -1,4 +1,4 @@
-package dev.floe.samples;
+package dev.floe.bench;
 
 import java.util.ArrayList;
 import java.util.List;
