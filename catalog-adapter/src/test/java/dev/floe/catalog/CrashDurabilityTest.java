@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
 import java.util.stream.StreamSupport;
 import org.apache.iceberg.Snapshot;
@@ -76,15 +75,20 @@ class CrashDurabilityTest {
     catalog.close();
     catalog = null;
 
+    long seed = Long.getLong("crash.seed", System.nanoTime());
+    System.out.println("killedMidCommitLoop: seed " + seed + " (replay with -Dcrash.seed=" + seed + ")");
+    java.util.Random random = new java.util.Random(seed);
     List<Long> acknowledged = new ArrayList<>();
     for (int round = 0; round < 3; round++) {
       List<String> printed;
       try (ChildJvm child =
           ChildJvm.start(
               root.resolve("logs"), CommitLoop.class, root.toString(), "round" + round)) {
-        // let it get going, then kill it at a random moment of its loop
-        child.awaitLine(line -> line.startsWith("committed "), Duration.ofSeconds(40));
-        Thread.sleep(ThreadLocalRandom.current().nextLong(50, 600));
+        // let it get going, then kill it after a random number of acknowledged commits: a moment
+        // of its loop chosen by what it did, not by the clock
+        int commits = 1 + random.nextInt(20);
+        int[] seen = {0};
+        child.awaitLine(line -> line.startsWith("committed ") && ++seen[0] >= commits, Duration.ofSeconds(40));
         child.kill();
         printed = child.lines();
       }

@@ -76,12 +76,15 @@ class CrashMatrixIT {
   @TestFactory
   Stream<DynamicTest> killAtRandomMomentsThenRestart() {
     int kills = Integer.getInteger("crash.random", 2);
-    Random random = new Random(Long.getLong("crash.seed", System.nanoTime()));
+    long seed = Long.getLong("crash.seed", System.nanoTime());
+    // printed so a failing kill can be replayed: -Dcrash.seed=<seed>
+    System.out.println("CrashMatrixIT random kills: seed " + seed + " (replay with -Dcrash.seed=" + seed + ")");
+    Random random = new Random(seed);
     List<DynamicTest> tests = new ArrayList<>();
     for (int i = 1; i <= kills; i++) {
       long delay = 2_500 + random.nextInt(6_000);
       int n = i;
-      tests.add(DynamicTest.dynamicTest("random kill #" + n + " after " + delay + " ms", () -> crashAndRecover(temp.resolve("random-" + n), null, delay)));
+      tests.add(DynamicTest.dynamicTest("random kill #" + n + " after " + delay + " ms (seed " + seed + ")", () -> crashAndRecover(temp.resolve("random-" + n), null, delay)));
     }
     return tests.stream();
   }
