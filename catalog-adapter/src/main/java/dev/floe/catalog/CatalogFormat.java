@@ -99,8 +99,7 @@ final class CatalogFormat {
       if (foreign) {
         throw notFloe(file);
       }
-      meta.put("format", FORMAT);
-      meta.put("version", FORMAT_VERSION);
+      initialize(db);
       db.commit();
     } else if (!FORMAT.equals(format)) {
       throw new CatalogFileException(
@@ -119,6 +118,14 @@ final class CatalogFormat {
               + ". Use the floe release that wrote it.",
           null);
     }
+  }
+
+  /** Marks a new, empty MapDB database as a floe catalog; the caller commits. */
+  static void initialize(DB db) {
+    Map<String, String> meta =
+        db.treeMap("floe.meta", Serializer.STRING, Serializer.STRING).createOrOpen();
+    meta.put("format", FORMAT);
+    meta.put("version", FORMAT_VERSION);
   }
 
   private static CatalogFileException notFloe(Path file) {

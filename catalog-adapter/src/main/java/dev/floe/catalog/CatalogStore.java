@@ -13,7 +13,6 @@ import java.util.function.Function;
 import org.mapdb.BTreeMap;
 import org.mapdb.DB;
 import org.mapdb.DBException;
-import org.mapdb.DBMaker;
 import org.mapdb.Serializer;
 
 /**
@@ -30,12 +29,6 @@ import org.mapdb.Serializer;
  * the store is open (see {@link ProcessLock}).
  */
 final class CatalogStore {
-  /**
-   * Held while MapDB writes a commit to the file, by every catalog of this JVM; only {@link
-   * CrashPoint} contends for it, so that a test's simulated crash never lands inside one.
-   */
-  static final java.util.concurrent.locks.ReentrantLock COMMITTING = new java.util.concurrent.locks.ReentrantLock();
-
   private static final Map<Path, CatalogStore> OPEN = new HashMap<>();
 
   private final Path file;
@@ -165,12 +158,7 @@ final class CatalogStore {
       T result;
       try {
         result = body.apply(tx);
-        COMMITTING.lock();
-        try {
-          db.commit();
-        } finally {
-          COMMITTING.unlock();
-        }
+        db.commit();
       } catch (DBException e) {
         rollbackQuietly();
         throw new CatalogFileException(
@@ -334,10 +322,15 @@ final class CatalogStore {
     ProcessLock processLock = ProcessLock.acquire(file);
     DB db;
     try {
-      // the process lock replaces MapDB's own: see ProcessLock. MapDB's default RandomAccessFile
-      // volume, not FileChannel: an interrupted thread closes a FileChannel for every thread, which
-      // would break the catalog for the whole process
-      db = DBMaker.fileDB(file.toFile()).transactionEnable().fileLockDisable().make();
+      // a journal left beside the file means its last process died with it open: replay it first
+      JournalReplay.recoverIfNeeded(file);
+      if (!Files.exists(file)) {
+        CatalogFileCreation.create(file, CatalogFormat::initialize);
+      }
+      db = JournaledMapDb.open(file);
+    } catch (CatalogFileException e) {
+      processLock.abandon();
+      throw e;
     } catch (RuntimeException | AssertionError e) {
       // MapDB reports a damaged file in many ways, not all of them DBExceptions
       processLock.abandon();
@@ -356,7 +349,7 @@ final class CatalogStore {
     } catch (RuntimeException e) {
       try {
         // no rollback: it would write a log file beside a file that may not even be floe's, and
-        // closing drops whatever was not committed anyway
+        // closing drops whatever was not committed anyway (and removes the empty journal)
         db.close();
       } catch (RuntimeException suppressed) {
         e.addSuppressed(suppressed);
