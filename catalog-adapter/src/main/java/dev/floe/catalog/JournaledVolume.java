@@ -11,6 +11,7 @@ import java.util.List;
 import org.mapdb.DBException;
 import org.mapdb.DataIO;
 import org.mapdb.DataInput2;
+import org.mapdb.volume.ByteArrayVol;
 import org.mapdb.volume.RandomAccessFileVol;
 import org.mapdb.volume.Volume;
 import org.mapdb.volume.VolumeFactory;
@@ -47,11 +48,15 @@ final class JournaledVolume extends Volume {
   }
 
   /**
-   * MapDB's volume factory for one catalog file: the file itself through a journaled volume, every
-   * other file MapDB asks for (its own write-ahead log) as MapDB would make it.
+   * MapDB's volume factory for one catalog file: the file itself through a journaled volume, and
+   * MapDB's write-ahead log of it ({@code <file>.wal.N}) in memory, as MapDB keeps the log of an
+   * in-memory store. Nothing ever replays that log (MapDB 3.1 does not, and it lacks the index), and
+   * the journal holds every commit, so on disk it would only cost a file created, synced and deleted
+   * per commit.
    */
   static VolumeFactory factory(Path catalogFile, CommitJournal journal) {
     Path target = catalogFile.toAbsolutePath().normalize();
+    String logs = target + ".wal.";
     return new VolumeFactory() {
       @Override
       public Volume makeVolume(
@@ -61,9 +66,14 @@ final class JournaledVolume extends Volume {
           int sliceShift,
           long initSize,
           boolean fixedSize) {
-        if (!readOnly && name != null && Path.of(name).toAbsolutePath().normalize().equals(target)) {
+        Path path = name == null ? null : Path.of(name).toAbsolutePath().normalize();
+        if (!readOnly && target.equals(path)) {
           return new JournaledVolume(
               new RandomAccessFileVol(new File(name), false, fileLockWait, initSize), journal);
+        }
+        if (!readOnly && path != null && path.toString().startsWith(logs)) {
+          return ByteArrayVol.FACTORY.makeVolume(
+              null, false, fileLockWait, sliceShift, initSize, fixedSize);
         }
         return RandomAccessFileVol.FACTORY.makeVolume(
             name, readOnly, fileLockWait, sliceShift, initSize, fixedSize);

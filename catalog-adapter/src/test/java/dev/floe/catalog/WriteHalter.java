@@ -17,10 +17,9 @@ import org.mapdb.volume.Volume;
 /**
  * Test-only: halts this JVM, as {@code kill -9} would, just before the k-th write to a file that a
  * catalog makes once {@link #arm armed}. A "write" is every call that changes a MapDB volume backed
- * by a file: MapDB's writes to its write-ahead log, its sync of that log, its copy of the commit into
- * the catalog file's volume, floe's writes of the journaled commit into the file, the sync, and
- * MapDB's removal of its log (but not the log's writes when armed for a catalog's creation, as they
- * are those of any commit). A volume's calls to its own methods are one write; a volume's calls to
+ * by a file: MapDB's copy of the commit into the catalog file's volume, its sync, and floe's writes
+ * of the journaled commit into the file (MapDB's write-ahead log is in memory; were it a file, its
+ * writes would count too, except when armed for a catalog's creation). A volume's calls to its own methods are one write; a volume's calls to
  * another (floe's volume writing the file) are counted. Armed for commits only, it counts the writes
  * inside MapDB's {@code StoreWAL.commit}, from its log of the commit on; armed for a catalog's
  * creation, those to the file it is built in, up to the first write to the created file. Byte Buddy adds the checks
