@@ -16,9 +16,11 @@ import org.mapdb.DBException;
 import org.mapdb.Serializer;
 
 /**
- * The pointer store behind {@link MapDbCatalog}: one MapDB file with a write-ahead log holding
- * namespaces, table pointers, per-table commit logs and small durable sections that other floe
- * components keep next to the pointers (reclaim jobs, for example).
+ * The pointer store behind {@link MapDbCatalog}: one MapDB file holding namespaces, table pointers,
+ * per-table commit logs and small durable sections that other floe components keep next to the
+ * pointers (reclaim jobs, for example). Each commit is journaled by floe before it reaches the file
+ * ({@link JournaledVolume}), and a journal left by a crash is replayed before the file is opened
+ * ({@link JournalReplay}), so that a crash at any instant leaves every commit that returned.
  *
  * <p>Every mutation runs in {@link #write}: under one lock, applied to MapDB, committed durably,
  * and only then published to the in-memory mirror that all reads use. A reader therefore sees
