@@ -355,7 +355,11 @@ final class JournaledVolume extends Volume {
       long to = Math.min(offset + size, write.offset() + write.bytes().length);
       if (from < to) {
         System.arraycopy(
-            write.bytes(), (int) (from - write.offset()), bytes, (int) (from - offset), (int) (to - from));
+            write.bytes(),
+            (int) (from - write.offset()),
+            bytes,
+            (int) (from - offset),
+            (int) (to - from));
       }
     }
     return bytes;

@@ -31,7 +31,9 @@ class CommitLatencyBenchmark {
   @Test
   void commitLatencyBeforeAndAfterTheJournal() {
     Side before =
-        new Side("before", file -> DBMaker.fileDB(file.toFile()).transactionEnable().fileLockDisable().make(),
+        new Side(
+            "before",
+            file -> DBMaker.fileDB(file.toFile()).transactionEnable().fileLockDisable().make(),
             root.resolve("before.db"));
     Side after = new Side("after", JournaledMapDb::open, root.resolve("after.db"));
     try {

@@ -7,9 +7,9 @@ import java.util.Map;
 /**
  * Child JVM of {@link TornCommitTest}: halts before the k-th file write of one catalog step, with
  * {@link WriteHalter}. Arguments: the catalog file, the step ({@code create}: creating the catalog
- * under its temporary name, up to the first write to it under its own; {@code commit}: MapDB's commit of the fourth commit of a new
- * catalog) and k. Prints {@code committed
- * <n>} after each commit returns; if the step ends before its k-th write, prints {@code writes
+ * under its temporary name, up to the first write to it under its own; {@code commit}: MapDB's
+ * commit of the fourth commit of a new catalog) and k. Prints {@code committed <n>} after each
+ * commit returns; if the step ends before its k-th write, prints {@code writes
  * <count>} and halts all the same, without closing the catalog.
  */
 public final class HaltInCommit {

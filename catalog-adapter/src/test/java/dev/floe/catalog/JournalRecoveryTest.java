@@ -29,7 +29,9 @@ class JournalRecoveryTest {
       ends[0] = journal.size();
       for (int n = 1; n <= 3; n++) {
         journal.append(
-            List.of(new CommitJournal.Write(8L * n, bytes(n, 20)), new CommitJournal.Write(4096, bytes(n, 3))),
+            List.of(
+                new CommitJournal.Write(8L * n, bytes(n, 20)),
+                new CommitJournal.Write(4096, bytes(n, 3))),
             8192);
         ends[n] = journal.size();
       }

@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * of floe's writes of the journaled commit into the file.
  */
 class TornCommitTest {
-  private static final Pattern HALTED = Pattern.compile("halting before write (\\d+): (\\S+) on (\\S+)");
+  private static final Pattern HALTED =
+      Pattern.compile("halting before write (\\d+): (\\S+) on (\\S+)");
   private static final List<String> JVM = List.of("-Djdk.attach.allowAttachSelf=true");
   private static final int PARALLEL = 2;
 

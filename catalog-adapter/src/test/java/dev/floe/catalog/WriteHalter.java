@@ -19,11 +19,12 @@ import org.mapdb.volume.Volume;
  * catalog makes once {@link #arm armed}. A "write" is every call that changes a MapDB volume backed
  * by a file: MapDB's copy of the commit into the catalog file's volume, its sync, and floe's writes
  * of the journaled commit into the file (MapDB's write-ahead log is in memory; were it a file, its
- * writes would count too, except when armed for a catalog's creation). A volume's calls to its own methods are one write; a volume's calls to
- * another (floe's volume writing the file) are counted. Armed for commits only, it counts the writes
- * inside MapDB's {@code StoreWAL.commit}, from its log of the commit on; armed for a catalog's
- * creation, those to the file it is built in, up to the first write to the created file. Byte Buddy adds the checks
- * to every volume class, and to {@code StoreWAL.commit}, as they are loaded.
+ * writes would count too, except when armed for a catalog's creation). A volume's calls to its own
+ * methods are one write; a volume's calls to another (floe's volume writing the file) are counted.
+ * Armed for commits only, it counts the writes inside MapDB's {@code StoreWAL.commit}, from its log
+ * of the commit on; armed for a catalog's creation, those to the file it is built in, up to the
+ * first write to the created file. Byte Buddy adds the checks to every volume class, and to {@code
+ * StoreWAL.commit}, as they are loaded.
  */
 public final class WriteHalter {
   private static final String VOLUME = "org.mapdb.volume.Volume";
