@@ -1,32 +1,26 @@
 package dev.floe.catalog;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.NavigableMap;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import org.mapdb.BTreeMap;
 import org.mapdb.DB;
 import org.mapdb.DBException;
-import org.mapdb.DBMaker;
 import org.mapdb.Serializer;
 
 /**
- * The pointer store behind {@link MapDbCatalog}: one MapDB file with a write-ahead log holding
- * namespaces, table pointers, per-table commit logs and small durable sections that other floe
- * components keep next to the pointers (reclaim jobs, for example).
+ * The pointer store behind {@link MapDbCatalog}: one MapDB file holding namespaces, table pointers,
+ * per-table commit logs and small durable sections that other floe components keep next to the
+ * pointers (reclaim jobs, for example). Each commit is journaled by floe before it reaches the file
+ * ({@link JournaledVolume}), and a journal left by a crash is replayed before the file is opened
+ * ({@link JournalReplay}), so that a crash at any instant leaves every commit that returned.
  *
  * <p>Every mutation runs in {@link #write}: under one lock, applied to MapDB, committed durably,
  * and only then published to the in-memory mirror that all reads use. A reader therefore sees
@@ -37,21 +31,6 @@ import org.mapdb.Serializer;
  * the store is open (see {@link ProcessLock}).
  */
 final class CatalogStore {
-  /**
-   * Held while MapDB writes a commit to the file, by every catalog of this JVM; only {@link
-   * CrashPoint} contends for it, so that a test's simulated crash never lands inside one.
-   */
-  static final java.util.concurrent.locks.ReentrantLock COMMITTING = new java.util.concurrent.locks.ReentrantLock();
-
-  static final String FORMAT = "floe-catalog";
-  static final String FORMAT_VERSION = "1";
-  /** The first byte of every MapDB 3 file. */
-  private static final int MAPDB_HEADER = 0x4A;
-  /** The second byte of a MapDB 3 file is its kind; a catalog is a store. */
-  private static final int MAPDB_STORE = 3;
-  /** The other kinds: write-ahead log, sorted tables, trivial store. */
-  private static final Set<Integer> MAPDB_OTHER_KINDS = Set.of(2, 10, 11, 12, 20);
-
   private static final Map<Path, CatalogStore> OPEN = new HashMap<>();
 
   private final Path file;
@@ -194,12 +173,7 @@ final class CatalogStore {
       T result;
       try {
         result = body.apply(tx);
-        COMMITTING.lock();
-        try {
-          db.commit();
-        } finally {
-          COMMITTING.unlock();
-        }
+        db.commit();
       } catch (DBException e) {
         rollbackQuietly();
         throw new CatalogFileException(
@@ -347,20 +321,31 @@ final class CatalogStore {
   }
 
   private static CatalogStore open(Path file) {
-    checkLooksLikeMapDb(file);
+    CatalogFormat.checkLooksLikeMapDb(file);
     try {
       Files.createDirectories(file.toAbsolutePath().getParent());
     } catch (IOException e) {
       throw new CatalogFileException(
-          file, "Cannot create the folder of catalog file " + file + " (" + describe(e) + ")", e);
+          file,
+          "Cannot create the folder of catalog file "
+              + file
+              + " ("
+              + CatalogFormat.describe(e)
+              + ")",
+          e);
     }
     ProcessLock processLock = ProcessLock.acquire(file);
     DB db;
     try {
-      // the process lock replaces MapDB's own: see ProcessLock. MapDB's default RandomAccessFile
-      // volume, not FileChannel: an interrupted thread closes a FileChannel for every thread, which
-      // would break the catalog for the whole process
-      db = DBMaker.fileDB(file.toFile()).transactionEnable().fileLockDisable().make();
+      // a journal left beside the file means its last process died with it open: replay it first
+      JournalReplay.recoverIfNeeded(file);
+      if (!Files.exists(file)) {
+        CatalogFileCreation.create(file, CatalogFormat::initialize);
+      }
+      db = JournaledMapDb.open(file);
+    } catch (CatalogFileException e) {
+      processLock.abandon();
+      throw e;
     } catch (RuntimeException | AssertionError e) {
       // MapDB reports a damaged file in many ways, not all of them DBExceptions
       processLock.abandon();
@@ -369,17 +354,17 @@ final class CatalogStore {
           "Catalog file "
               + file
               + " is damaged or truncated and cannot be opened ("
-              + describe(e)
+              + CatalogFormat.describe(e)
               + "). It was left as it is: restore it from a copy, or point 'uri' at a new file.",
           e);
     }
     try {
-      checkFormat(file, db);
+      CatalogFormat.checkFormat(file, db);
       return new CatalogStore(file, processLock, db);
     } catch (RuntimeException e) {
       try {
         // no rollback: it would write a log file beside a file that may not even be floe's, and
-        // closing drops whatever was not committed anyway
+        // closing drops whatever was not committed anyway (and removes the empty journal)
         db.close();
       } catch (RuntimeException suppressed) {
         e.addSuppressed(suppressed);
@@ -390,201 +375,4 @@ final class CatalogStore {
     }
   }
 
-  /**
-   * The exclusive lock that keeps every other process away from a catalog file while it is open
-   * here, taken on {@code <file>.lock} before MapDB opens the file.
-   *
-   * <p>Not on the catalog file itself, and not MapDB's lock: when MapDB refuses a file (damaged, or
-   * locked) it leaves a channel to it open, and when the garbage collector later closes that
-   * channel, POSIX drops every lock this process holds on the file, so a catalog opened afterwards
-   * would silently stop being exclusive, or a damaged file would stay locked by this process and be
-   * reported as in use. Nothing but this class opens the lock file.
-   */
-  private static final class ProcessLock {
-    private final Path path;
-    private final FileChannel channel;
-    private final boolean created;
-
-    private ProcessLock(Path path, FileChannel channel, boolean created) {
-      this.path = path;
-      this.channel = channel;
-      this.created = created;
-    }
-
-    static ProcessLock acquire(Path file) {
-      Path path = file.resolveSibling(file.getFileName() + ".lock");
-      FileChannel channel;
-      boolean created;
-      try {
-        try {
-          channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-          created = true;
-        } catch (FileAlreadyExistsException exists) {
-          channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-          created = false;
-        }
-      } catch (IOException e) {
-        throw new CatalogFileException(
-            file,
-            "Cannot create lock file "
-                + path
-                + " of catalog file "
-                + file
-                + " ("
-                + describe(e)
-                + "). Its folder must be writable.",
-            e);
-      }
-      FileLock lock;
-      try {
-        lock = channel.tryLock();
-      } catch (OverlappingFileLockException e) {
-        lock = null; // this JVM has the file open under another name
-      } catch (IOException e) {
-        closeQuietly(channel);
-        throw new CatalogFileException(file, "Cannot lock " + path + " (" + describe(e) + ")", e);
-      }
-      if (lock == null) {
-        closeQuietly(channel);
-        throw new CatalogInUseException(file, null);
-      }
-      return new ProcessLock(path, channel, created);
-    }
-
-    /** Lets other processes in; closing the channel releases the lock. */
-    void release() {
-      closeQuietly(channel);
-    }
-
-    /** Releases the lock of a file that was refused, and removes the lock file if it was new. */
-    void abandon() {
-      release();
-      if (created) {
-        try {
-          Files.deleteIfExists(path);
-        } catch (IOException e) {
-          // an empty lock file left behind harms nothing
-        }
-      }
-    }
-
-    private static void closeQuietly(FileChannel channel) {
-      try {
-        channel.close();
-      } catch (IOException e) {
-        // nothing more to release
-      }
-    }
-  }
-
-  /** Refuses, before MapDB touches it, a file that cannot be a MapDB store. */
-  private static void checkLooksLikeMapDb(Path file) {
-    if (!Files.exists(file)) {
-      return;
-    }
-    if (Files.isDirectory(file)) {
-      throw new CatalogFileException(
-          file,
-          "Catalog file " + file + " is a directory. Point 'uri' at a file inside it instead.",
-          null);
-    }
-    int first;
-    int second;
-    try (InputStream in = Files.newInputStream(file)) {
-      first = in.read();
-      second = in.read();
-    } catch (IOException e) {
-      throw new CatalogFileException(
-          file,
-          "Catalog file " + file + " cannot be read (" + describe(e) + "). Check its permissions.",
-          e);
-    }
-    if (first == -1) {
-      throw new CatalogFileException(
-          file,
-          "Catalog file "
-              + file
-              + " is empty, so it is not a floe catalog. It was left as it is: remove it to start"
-              + " a new catalog there, or point 'uri' at another file.",
-          null);
-    }
-    boolean mapDb =
-        first == MAPDB_HEADER
-            && (second == -1 || second == MAPDB_STORE || MAPDB_OTHER_KINDS.contains(second));
-    if (!mapDb) {
-      throw new CatalogFileException(
-          file,
-          "Catalog file "
-              + file
-              + " is not a MapDB file, so it is not a floe catalog. It was left as it is: point"
-              + " 'uri' at another file.",
-          null);
-    }
-    if (second != -1 && second != MAPDB_STORE) {
-      throw new CatalogFileException(
-          file,
-          "Catalog file "
-              + file
-              + " is a MapDB file of another kind than a store (a write-ahead log, for example),"
-              + " so it is not a floe catalog. It was left as it is: point 'uri' at the catalog"
-              + " file itself.",
-          null);
-    }
-  }
-
-  /** Marks a new file as a floe catalog, and refuses a MapDB file that belongs to something else. */
-  private static void checkFormat(Path file, DB db) {
-    boolean foreign = false;
-    boolean marked = false;
-    for (String name : db.getAllNames()) {
-      foreign |= !name.startsWith("floe.");
-      marked |= name.equals("floe.meta");
-    }
-    if (foreign && !marked) {
-      // refused before anything is created in it, so nothing is written to or beside it
-      throw notFloe(file);
-    }
-    Map<String, String> meta =
-        db.treeMap("floe.meta", Serializer.STRING, Serializer.STRING).createOrOpen();
-    String format = meta.get("format");
-    if (format == null) {
-      if (foreign) {
-        throw notFloe(file);
-      }
-      meta.put("format", FORMAT);
-      meta.put("version", FORMAT_VERSION);
-      db.commit();
-    } else if (!FORMAT.equals(format)) {
-      throw new CatalogFileException(
-          file,
-          "Catalog file " + file + " has format '" + format + "', not a floe catalog.",
-          null);
-    } else if (!FORMAT_VERSION.equals(meta.get("version"))) {
-      throw new CatalogFileException(
-          file,
-          "Catalog file "
-              + file
-              + " was written by a floe with catalog format version "
-              + meta.get("version")
-              + "; this floe reads version "
-              + FORMAT_VERSION
-              + ". Use the floe release that wrote it.",
-          null);
-    }
-  }
-
-  private static CatalogFileException notFloe(Path file) {
-    return new CatalogFileException(
-        file,
-        "Catalog file "
-            + file
-            + " is a MapDB file written by something other than floe. It was left as it is:"
-            + " point 'uri' at another file.",
-        null);
-  }
-
-  private static String describe(Throwable e) {
-    String message = e.getMessage();
-    return message == null ? e.getClass().getSimpleName() : message;
-  }
 }

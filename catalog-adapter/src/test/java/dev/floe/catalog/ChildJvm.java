@@ -37,6 +37,12 @@ final class ChildJvm implements AutoCloseable {
   }
 
   static ChildJvm start(Path logDir, Class<?> main, String... args) throws IOException {
+    return start(logDir, List.of(), main, args);
+  }
+
+  /** Starts {@code main} with {@code jvmArgs} (system properties, for example) before its name. */
+  static ChildJvm start(Path logDir, List<String> jvmArgs, Class<?> main, String... args)
+      throws IOException {
     Files.createDirectories(logDir);
     Path stderr = Files.createTempFile(logDir, main.getSimpleName() + "-", ".stderr");
     List<String> command = new ArrayList<>();
@@ -45,6 +51,7 @@ final class ChildJvm implements AutoCloseable {
     command.add("-XX:TieredStopAtLevel=1");
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
+    command.addAll(jvmArgs);
     command.add(main.getName());
     Collections.addAll(command, args);
     Process process =
@@ -112,6 +119,15 @@ final class ChildJvm implements AutoCloseable {
   List<String> lines() {
     synchronized (lines) {
       return new ArrayList<>(lines);
+    }
+  }
+
+  /** What the child wrote to its standard error so far. */
+  String errorOutput() {
+    try {
+      return Files.readString(stderr);
+    } catch (IOException e) {
+      return "(cannot read " + stderr + ")";
     }
   }
 
