@@ -346,10 +346,24 @@ public class MapDbCatalog extends BaseMetastoreCatalog
       TableIdentifier temp,
       String expectedLiveLocation,
       List<DurableChange> alsoRecord) {
+    return swapTable(live, temp, expectedLiveLocation, alsoRecord, () -> {});
+  }
+
+  /**
+   * {@link #swapTable(TableIdentifier, TableIdentifier, String, List)}, running {@code
+   * insideTransaction} inside the swap's transaction, last, before it commits: anything it throws
+   * rolls the swap back (floe's crash tests halt there).
+   */
+  public String swapTable(
+      TableIdentifier live,
+      TableIdentifier temp,
+      String expectedLiveLocation,
+      List<DurableChange> alsoRecord,
+      Runnable insideTransaction) {
     if (live.equals(temp)) {
       throw new IllegalArgumentException("Cannot swap table " + live + " with itself");
     }
-    String prior = PointerMoves.swap(store(), live, temp, expectedLiveLocation, alsoRecord);
+    String prior = PointerMoves.swap(store(), live, temp, expectedLiveLocation, alsoRecord, insideTransaction);
     handles.invalidate(live);
     handles.invalidate(temp);
     return prior;

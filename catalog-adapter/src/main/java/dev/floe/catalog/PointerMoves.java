@@ -51,7 +51,8 @@ final class PointerMoves {
       TableIdentifier live,
       TableIdentifier temp,
       String expectedLiveLocation,
-      List<DurableChange> alsoRecord) {
+      List<DurableChange> alsoRecord,
+      Runnable insideTransaction) {
     String liveKey = CatalogKeys.table(live);
     String tempKey = CatalogKeys.table(temp);
     return
@@ -89,7 +90,7 @@ final class PointerMoves {
                       tx.putSection(change.section(), change.key(), change.value());
                     }
                   }
-                  CrashPoint.reach("catalog.swap-uncommitted");
+                  insideTransaction.run();
                   return liveLocation;
                 });
   }

@@ -209,7 +209,7 @@ class TornCommitTest {
         assertThat(exit).as("exit" + output).isZero();
         return new Run(acknowledged, true, null, output);
       }
-      assertThat(exit).as("exit" + output).isEqualTo(CrashPoint.HALT_STATUS);
+      assertThat(exit).as("exit" + output).isEqualTo(WriteHalter.HALT_STATUS);
       assertThat(halted.find()).as("halt reported" + output).isTrue();
       assertThat(Integer.parseInt(halted.group(1))).isEqualTo(k);
       String method = halted.group(2).replaceFirst("^.*\\.(\\w+\\.\\w+)$", "$1");

@@ -27,6 +27,9 @@ import org.mapdb.volume.Volume;
  * StoreWAL.commit}, as they are loaded.
  */
 public final class WriteHalter {
+  /** Exit status of a halted JVM, as after {@code kill -9}. */
+  static final int HALT_STATUS = 137;
+
   private static final String VOLUME = "org.mapdb.volume.Volume";
   private static final String JOURNALED_VOLUME = "dev.floe.catalog.JournaledVolume";
   private static final String STORE_WAL = "org.mapdb.StoreWAL";
@@ -120,7 +123,7 @@ public final class WriteHalter {
         System.err.println(
             "[halter] halting before write " + count + ": " + method + " on " + file.getName());
         System.err.flush();
-        Runtime.getRuntime().halt(CrashPoint.HALT_STATUS);
+        Runtime.getRuntime().halt(HALT_STATUS);
       }
       if (!commitsOnly && !file.getName().endsWith(CatalogFileCreation.CREATING)) {
         target = -1; // the first write to the catalog file once it is created: creation is over

@@ -1,6 +1,5 @@
 package dev.floe.runtime;
 
-import dev.floe.catalog.CrashPoint;
 import dev.floe.catalog.MapDbCatalog;
 import dev.floe.catalog.MapDbTableOperations;
 import java.time.Clock;

@@ -10,7 +10,6 @@ import org.apache.iceberg.TableMetadataParser;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.io.FileIO;
-import dev.floe.catalog.CrashPoint;
 import dev.floe.catalog.MapDbCatalog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

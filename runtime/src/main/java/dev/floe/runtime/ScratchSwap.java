@@ -52,7 +52,8 @@ final class ScratchSwap extends Installation {
           identifier,
           journal.scratch(),
           current.metadataFileLocation(),
-          List.of(DurableChange.put(ReclaimJob.SECTION, job.id(), job.encode()), journal.clearOnSwap()));
+          List.of(DurableChange.put(ReclaimJob.SECTION, job.id(), job.encode()), journal.clearOnSwap()),
+          () -> CrashPoint.reach("catalog.swap-uncommitted"));
     } catch (CatalogFileException e) {
       // the catalog file failed mid-swap: whether the swap landed is unknown, so nothing is
       // deleted now; the next start's recovery finds the journal exactly when it did not land

@@ -1,7 +1,7 @@
 package dev.floe.agent.cli;
 
 import dev.floe.agent.AgentConfig;
-import dev.floe.catalog.CrashPoint;
+import dev.floe.runtime.CrashPoint;
 import dev.floe.catalog.MapDbCatalog;
 import dev.floe.runtime.CompactReport;
 import dev.floe.runtime.CompactionStep;

@@ -83,5 +83,9 @@ class AgentJarIT {
 
     assertThat(run.exitCode()).as(run.output()).isZero();
     assertThat(run.output()).contains("catalog from " + adapter.toUri().getPath()).contains("snapshots=2");
+    // the test-only crash points ship in the agent, not in the jar every host carries
+    try (JarFile jar = new JarFile(adapter.toFile())) {
+      assertThat(jar.stream().map(java.util.jar.JarEntry::getName)).noneMatch(name -> name.contains("CrashPoint"));
+    }
   }
 }

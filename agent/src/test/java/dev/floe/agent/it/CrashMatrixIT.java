@@ -2,7 +2,7 @@ package dev.floe.agent.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.floe.catalog.CrashPoint;
+import dev.floe.runtime.CrashPoint;
 import dev.floe.catalog.MapDbCatalog;
 import dev.floe.runtime.Recovery;
 import java.io.File;

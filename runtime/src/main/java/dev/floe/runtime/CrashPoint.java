@@ -1,10 +1,14 @@
-package dev.floe.catalog;
+package dev.floe.runtime;
 
 /**
  * Named points where a test can make this JVM die as if killed: with {@code
  * -Dfloe.internal.halt-at=<name>}, the first thread to reach that point halts the JVM at once (no
  * shutdown hooks, no finally blocks), which is how floe's crash tests reach each step of a rebuild
  * reliably. Without the property, reaching a point costs one string comparison.
+ *
+ * <p>It lives in the runtime (shipped inside the agent jar), not in the catalog adapter hosts carry:
+ * the one point inside a catalog transaction, {@code catalog.swap-uncommitted}, is reached through
+ * the swap's {@code insideTransaction} callback ({@link ScratchSwap}).
  */
 public final class CrashPoint {
   public static final String PROPERTY = "floe.internal.halt-at";
