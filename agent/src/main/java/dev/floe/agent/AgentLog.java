@@ -6,17 +6,17 @@ package dev.floe.agent;
  * does. Everything after start-up logs through the host's SLF4J.
  */
 final class AgentLog {
-  private AgentLog() {}
+    private AgentLog() {}
 
-  static void info(String message) {
-    System.err.println("[floe] INFO " + message);
-  }
+    static void info(String message) {
+        System.err.println("[floe] INFO " + message);
+    }
 
-  static void warn(String message) {
-    System.err.println("[floe] WARN " + message);
-  }
+    static void warn(String message) {
+        System.err.println("[floe] WARN " + message);
+    }
 
-  static void error(String message) {
-    System.err.println("[floe] ERROR " + message);
-  }
+    static void error(String message) {
+        System.err.println("[floe] ERROR " + message);
+    }
 }

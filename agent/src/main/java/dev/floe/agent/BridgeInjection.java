@@ -17,36 +17,38 @@ import net.bytebuddy.dynamic.loading.ClassInjector;
  * folder (deleted when the JVM exits).
  */
 final class BridgeInjection {
-  static final String[] BRIDGE_CLASSES = {"dev.floe.bootstrap.FloeBridge", "dev.floe.bootstrap.FloeBridge$Dispatcher"};
+    static final String[] BRIDGE_CLASSES = {"dev.floe.bootstrap.FloeBridge", "dev.floe.bootstrap.FloeBridge$Dispatcher"
+    };
 
-  private BridgeInjection() {}
+    private BridgeInjection() {}
 
-  /** Injects the bridge's classes, read from the agent's hidden layer through {@code layer}. */
-  static void intoBootstrap(Instrumentation instrumentation, ClassLoader layer) throws IOException {
-    Map<String, byte[]> classes = new LinkedHashMap<>();
-    for (String name : BRIDGE_CLASSES) {
-      try (InputStream in = layer.getResourceAsStream(name.replace('.', '/') + ".class")) {
-        if (in == null) {
-          throw new IllegalStateException("the agent jar lacks " + name);
+    /** Injects the bridge's classes, read from the agent's hidden layer through {@code layer}. */
+    static void intoBootstrap(Instrumentation instrumentation, ClassLoader layer) throws IOException {
+        Map<String, byte[]> classes = new LinkedHashMap<>();
+        for (String name : BRIDGE_CLASSES) {
+            try (InputStream in = layer.getResourceAsStream(name.replace('.', '/') + ".class")) {
+                if (in == null) {
+                    throw new IllegalStateException("the agent jar lacks " + name);
+                }
+                classes.put(name, in.readAllBytes());
+            }
         }
-        classes.put(name, in.readAllBytes());
-      }
+        // defined straight into the bootstrap loader when Byte Buddy can (no file, and the JVM keeps its
+        // class-data sharing); else appended to its search path as a small jar, as other agents do
+        ClassInjector.UsingUnsafe.Factory unsafe = ClassInjector.UsingUnsafe.Factory.resolve(instrumentation);
+        if (unsafe.isAvailable()) {
+            unsafe.make(null).injectRaw(classes);
+            return;
+        }
+        Path folder = Files.createTempDirectory("floe-bridge");
+        folder.toFile().deleteOnExit();
+        ClassInjector.UsingInstrumentation.of(
+                        folder.toFile(), ClassInjector.UsingInstrumentation.Target.BOOTSTRAP, instrumentation)
+                .injectRaw(classes);
+        try (var files = Files.list(folder)) {
+            files.forEach(f -> f.toFile().deleteOnExit());
+        } catch (UncheckedIOException e) {
+            // left for the temp folder's own clean-up
+        }
     }
-    // defined straight into the bootstrap loader when Byte Buddy can (no file, and the JVM keeps its
-    // class-data sharing); else appended to its search path as a small jar, as other agents do
-    ClassInjector.UsingUnsafe.Factory unsafe = ClassInjector.UsingUnsafe.Factory.resolve(instrumentation);
-    if (unsafe.isAvailable()) {
-      unsafe.make(null).injectRaw(classes);
-      return;
-    }
-    Path folder = Files.createTempDirectory("floe-bridge");
-    folder.toFile().deleteOnExit();
-    ClassInjector.UsingInstrumentation.of(folder.toFile(), ClassInjector.UsingInstrumentation.Target.BOOTSTRAP, instrumentation)
-        .injectRaw(classes);
-    try (var files = Files.list(folder)) {
-      files.forEach(f -> f.toFile().deleteOnExit());
-    } catch (UncheckedIOException e) {
-      // left for the temp folder's own clean-up
-    }
-  }
 }

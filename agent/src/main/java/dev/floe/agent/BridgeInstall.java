@@ -10,9 +10,9 @@ import java.util.Map;
  * must not be touched before they are there.
  */
 final class BridgeInstall {
-  private BridgeInstall() {}
+    private BridgeInstall() {}
 
-  static void install(Path agentJar, Map<String, String> config, String source) {
-    FloeBridge.install(new LoaderGuards(agentJar, config, source));
-  }
+    static void install(Path agentJar, Map<String, String> config, String source) {
+        FloeBridge.install(new LoaderGuards(agentJar, config, source));
+    }
 }

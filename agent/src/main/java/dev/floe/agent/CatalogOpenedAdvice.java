@@ -5,10 +5,10 @@ import net.bytebuddy.asm.Advice;
 
 /** After {@code MapDbCatalog.initialize(name, properties)}: recovery for that catalog. */
 final class CatalogOpenedAdvice {
-  private CatalogOpenedAdvice() {}
+    private CatalogOpenedAdvice() {}
 
-  @Advice.OnMethodExit(suppress = Throwable.class)
-  static void exit(@Advice.This Object catalog) {
-    FloeBridge.catalogOpened(catalog);
-  }
+    @Advice.OnMethodExit(suppress = Throwable.class)
+    static void exit(@Advice.This Object catalog) {
+        FloeBridge.catalogOpened(catalog);
+    }
 }

@@ -9,97 +9,121 @@ import java.util.regex.Pattern;
 
 /** Typed access to the raw values, each failure naming its key, value and expected form. */
 final class ConfigValues {
-  private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(b|kib|mib|gib|tib|kb|mb|gb|tb)?", Pattern.CASE_INSENSITIVE);
-  private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)", Pattern.CASE_INSENSITIVE);
+    private static final Pattern SIZE =
+            Pattern.compile("(\\d+)\\s*(b|kib|mib|gib|tib|kb|mb|gb|tb)?", Pattern.CASE_INSENSITIVE);
+    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)", Pattern.CASE_INSENSITIVE);
 
-  private final Map<String, String> values;
+    private final Map<String, String> values;
 
-  ConfigValues(Map<String, String> values) {
-    this.values = values;
-  }
-
-  String raw(String key) {
-    return values.getOrDefault(key, ConfigKeys.ALL.get(key)[0]);
-  }
-
-  ConfigException invalid(String key) {
-    return new ConfigException(key + " is '" + raw(key) + "'; expected " + ConfigKeys.ALL.get(key)[1]);
-  }
-
-  boolean bool(String key) throws ConfigException {
-    String value = raw(key).trim().toLowerCase(Locale.ROOT);
-    if (value.equals("true") || value.equals("false")) {
-      return Boolean.parseBoolean(value);
+    ConfigValues(Map<String, String> values) {
+        this.values = values;
     }
-    throw invalid(key);
-  }
 
-  long count(String key, long min) throws ConfigException {
-    try {
-      long value = Long.parseLong(raw(key).trim().replace("_", ""));
-      if (value >= min && value <= Integer.MAX_VALUE) {
-        return value;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
+    String raw(String key) {
+        return values.getOrDefault(key, ConfigKeys.ALL.get(key)[0]);
     }
-    throw invalid(key);
-  }
 
-  long bytes(String key) throws ConfigException {
-    Matcher m = SIZE.matcher(raw(key).trim());
-    if (!m.matches()) {
-      throw invalid(key);
+    ConfigException invalid(String key) {
+        return new ConfigException(
+                key + " is '" + raw(key) + "'; expected " + ConfigKeys.ALL.get(key)[1]);
     }
-    long number;
-    try {
-      number = Long.parseLong(m.group(1));
-    } catch (NumberFormatException e) {
-      throw invalid(key);
-    }
-    String unit = m.group(2) == null ? "b" : m.group(2).toLowerCase(Locale.ROOT);
-    long scale;
-    switch (unit) {
-      case "kib": scale = 1L << 10; break;
-      case "mib": scale = 1L << 20; break;
-      case "gib": scale = 1L << 30; break;
-      case "tib": scale = 1L << 40; break;
-      case "kb": scale = 1_000L; break;
-      case "mb": scale = 1_000_000L; break;
-      case "gb": scale = 1_000_000_000L; break;
-      case "tb": scale = 1_000_000_000_000L; break;
-      default: scale = 1;
-    }
-    if (number <= 0 || number > Long.MAX_VALUE / scale) {
-      throw invalid(key);
-    }
-    return number * scale;
-  }
 
-  Duration duration(String key) throws ConfigException {
-    String value = raw(key).trim();
-    if (value.toUpperCase(Locale.ROOT).startsWith("P")) {
-      try {
-        Duration parsed = Duration.parse(value);
-        if (!parsed.isNegative()) {
-          return parsed;
+    boolean bool(String key) throws ConfigException {
+        String value = raw(key).trim().toLowerCase(Locale.ROOT);
+        if (value.equals("true") || value.equals("false")) {
+            return Boolean.parseBoolean(value);
         }
-      } catch (DateTimeParseException e) {
-        // reported below
-      }
-      throw invalid(key);
+        throw invalid(key);
     }
-    Matcher m = DURATION.matcher(value);
-    if (!m.matches()) {
-      throw invalid(key);
+
+    long count(String key, long min) throws ConfigException {
+        try {
+            long value = Long.parseLong(raw(key).trim().replace("_", ""));
+            if (value >= min && value <= Integer.MAX_VALUE) {
+                return value;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw invalid(key);
     }
-    long amount = Long.parseLong(m.group(1));
-    switch (m.group(2).toLowerCase(Locale.ROOT)) {
-      case "ms": return Duration.ofMillis(amount);
-      case "s": return Duration.ofSeconds(amount);
-      case "m": return Duration.ofMinutes(amount);
-      case "h": return Duration.ofHours(amount);
-      default: return Duration.ofDays(amount);
+
+    long bytes(String key) throws ConfigException {
+        Matcher m = SIZE.matcher(raw(key).trim());
+        if (!m.matches()) {
+            throw invalid(key);
+        }
+        long number;
+        try {
+            number = Long.parseLong(m.group(1));
+        } catch (NumberFormatException e) {
+            throw invalid(key);
+        }
+        String unit = m.group(2) == null ? "b" : m.group(2).toLowerCase(Locale.ROOT);
+        long scale;
+        switch (unit) {
+            case "kib":
+                scale = 1L << 10;
+                break;
+            case "mib":
+                scale = 1L << 20;
+                break;
+            case "gib":
+                scale = 1L << 30;
+                break;
+            case "tib":
+                scale = 1L << 40;
+                break;
+            case "kb":
+                scale = 1_000L;
+                break;
+            case "mb":
+                scale = 1_000_000L;
+                break;
+            case "gb":
+                scale = 1_000_000_000L;
+                break;
+            case "tb":
+                scale = 1_000_000_000_000L;
+                break;
+            default:
+                scale = 1;
+        }
+        if (number <= 0 || number > Long.MAX_VALUE / scale) {
+            throw invalid(key);
+        }
+        return number * scale;
     }
-  }
+
+    Duration duration(String key) throws ConfigException {
+        String value = raw(key).trim();
+        if (value.toUpperCase(Locale.ROOT).startsWith("P")) {
+            try {
+                Duration parsed = Duration.parse(value);
+                if (!parsed.isNegative()) {
+                    return parsed;
+                }
+            } catch (DateTimeParseException e) {
+                // reported below
+            }
+            throw invalid(key);
+        }
+        Matcher m = DURATION.matcher(value);
+        if (!m.matches()) {
+            throw invalid(key);
+        }
+        long amount = Long.parseLong(m.group(1));
+        switch (m.group(2).toLowerCase(Locale.ROOT)) {
+            case "ms":
+                return Duration.ofMillis(amount);
+            case "s":
+                return Duration.ofSeconds(amount);
+            case "m":
+                return Duration.ofMinutes(amount);
+            case "h":
+                return Duration.ofHours(amount);
+            default:
+                return Duration.ofDays(amount);
+        }
+    }
 }

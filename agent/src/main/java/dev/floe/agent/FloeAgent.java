@@ -37,142 +37,164 @@ import net.bytebuddy.utility.JavaModule;
  * Whatever goes wrong here, the host runs on, unguarded, and one line says why.
  */
 public final class FloeAgent {
-  /** The release, as the build wrote it into {@code floe-version.properties}. */
-  static final String VERSION = buildVersion();
-  private static final AtomicBoolean STARTED = new AtomicBoolean();
-  /** The types floe's advice was woven into, per class loader (weakly), as Byte Buddy reports them. */
-  private static final java.util.Map<ClassLoader, java.util.Set<String>> TRANSFORMED =
-      java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+    /** The release, as the build wrote it into {@code floe-version.properties}. */
+    static final String VERSION = buildVersion();
 
-  private FloeAgent() {}
+    private static final AtomicBoolean STARTED = new AtomicBoolean();
+    /** The types floe's advice was woven into, per class loader (weakly), as Byte Buddy reports them. */
+    private static final java.util.Map<ClassLoader, java.util.Set<String>> TRANSFORMED =
+            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
-  /** Called by {@link dev.floe.agent.boot.AgentBoot} in the agent's own class loader. */
-  public static void start(String args, Instrumentation instrumentation, Path agentJar) {
-    if (!STARTED.compareAndSet(false, true)) {
-      AgentLog.warn("floe is already running in this JVM; the second start is ignored");
-      return;
-    }
-    try {
-      ClassLoader system = ClassLoader.getSystemClassLoader();
-      IcebergSupport iceberg = IcebergSupport.detect(system);
-      // the prune class is checked here when the system class loader has Iceberg, else by each
-      // class loader's guard in that loader
-      AgentConfig config = AgentConfig.load(args, System.getProperties(), iceberg.present() ? system : null);
-      config.warnings().forEach(AgentLog::warn);
-      if (!config.enabled()) {
-        AgentLog.info("floe " + VERSION + " is disabled (floe.enabled=false); the host runs unguarded");
-        return;
-      }
-      String unsupported = iceberg.present() ? iceberg.unsupportedReason() : null;
-      if (unsupported != null) {
-        AgentLog.warn("floe " + VERSION + " steps aside: " + unsupported + "; the host runs unguarded");
-        return;
-      }
-      BridgeInjection.intoBootstrap(instrumentation, FloeAgent.class.getClassLoader());
-      BridgeInstall.install(agentJar, config.values(), config.source());
-      instrument(instrumentation);
-      String what = iceberg.present()
-          ? "guards Iceberg " + iceberg.version()
-          : "is ready: no Iceberg on the system class path, so it guards Iceberg in each class loader that loads it";
-      AgentLog.info("floe " + VERSION + " " + what
-          + " (config: " + config.source() + "): instruments BaseMetastoreTableOperations.commit,"
-          + " SnapshotProducer.commit, MapDbCatalog.loadTable/registerTable/initialize, table builders' create"
-          + " (each class loader's guard proves it when it starts); tables "
-          + (config.settings().tables().isEmpty() ? "all" : config.settings().tables())
-          + ", rebuild at " + config.settings().triggerSnapshots() + " snapshots or "
-          + config.settings().triggerDataFiles() + " data files or "
-          + config.settings().triggerMetadataBytes() + " metadata bytes");
-    } catch (ConfigException e) {
-      AgentLog.error("floe " + VERSION + " stays off: " + e.getMessage() + ". The host runs unguarded.");
-    } catch (Throwable e) {
-      AgentLog.error("floe " + VERSION + " could not start (" + e + "); the host runs unguarded");
-      if (Boolean.getBoolean("floe.internal.trace")) {
-        e.printStackTrace();
-      }
-    }
-  }
+    private FloeAgent() {}
 
-  private static void instrument(Instrumentation instrumentation) {
-    new AgentBuilder.Default()
-        .disableClassFormatChanges()
-        .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
-        .with(AgentBuilder.TypeStrategy.Default.REDEFINE)
-        .with(new FailureListener())
-        .ignore(nameStartsWith("net.bytebuddy.").or(nameStartsWith("dev.floe.shaded.")))
-        .type(named("org.apache.iceberg.BaseMetastoreTableOperations"))
-        .transform(advice(CommitAdvice.class, named("commit").and(takesArguments(2)).and(not(isAbstract()))))
-        .type(named("org.apache.iceberg.SnapshotProducer").and(declaresField(named(InstrumentationCheck.OPS_FIELD))))
-        .transform(advice(OperationAdvice.class, named("commit").and(takesArguments(0)).and(not(isAbstract()))))
-        .type(named("dev.floe.catalog.MapDbCatalog"))
-        .transform(advice(LoadTableAdvice.class, named("loadTable").or(named("registerTable")).and(returns(named("org.apache.iceberg.Table")))))
-        .transform(advice(CatalogOpenedAdvice.class, named("initialize").and(takesArguments(2)).and(takesArgument(0, String.class))))
-        .type(named("org.apache.iceberg.BaseMetastoreCatalog$BaseMetastoreCatalogTableBuilder"))
-        .transform(advice(LoadTableAdvice.class, named("create").and(takesArguments(0))))
-        .installOn(instrumentation);
-  }
-
-  private static AgentBuilder.Transformer advice(
-      Class<?> adviceClass, net.bytebuddy.matcher.ElementMatcher<? super net.bytebuddy.description.method.MethodDescription> method) {
-    return (builder, type, loader, module, domain) -> builder.visit(Advice.to(adviceClass).on(method));
-  }
-
-  /** Reports, once per type, a class floe meant to instrument and could not. */
-  private static final class FailureListener extends AgentBuilder.Listener.Adapter {
-    @Override
-    public void onError(String typeName, ClassLoader loader, JavaModule module, boolean loaded, Throwable throwable) {
-      if (typeName.startsWith("org.apache.iceberg.BaseMetastoreTableOperations")
-          || typeName.equals("org.apache.iceberg.SnapshotProducer") || typeName.equals("dev.floe.catalog.MapDbCatalog")) {
-        AgentLog.error("floe could not instrument " + typeName + " (" + throwable + "); its commits are not guarded");
-      }
+    /** Called by {@link dev.floe.agent.boot.AgentBoot} in the agent's own class loader. */
+    public static void start(String args, Instrumentation instrumentation, Path agentJar) {
+        if (!STARTED.compareAndSet(false, true)) {
+            AgentLog.warn("floe is already running in this JVM; the second start is ignored");
+            return;
+        }
+        try {
+            ClassLoader system = ClassLoader.getSystemClassLoader();
+            IcebergSupport iceberg = IcebergSupport.detect(system);
+            // the prune class is checked here when the system class loader has Iceberg, else by each
+            // class loader's guard in that loader
+            AgentConfig config = AgentConfig.load(args, System.getProperties(), iceberg.present() ? system : null);
+            config.warnings().forEach(AgentLog::warn);
+            if (!config.enabled()) {
+                AgentLog.info("floe " + VERSION + " is disabled (floe.enabled=false); the host runs unguarded");
+                return;
+            }
+            String unsupported = iceberg.present() ? iceberg.unsupportedReason() : null;
+            if (unsupported != null) {
+                AgentLog.warn("floe " + VERSION + " steps aside: " + unsupported + "; the host runs unguarded");
+                return;
+            }
+            BridgeInjection.intoBootstrap(instrumentation, FloeAgent.class.getClassLoader());
+            BridgeInstall.install(agentJar, config.values(), config.source());
+            instrument(instrumentation);
+            String what = iceberg.present()
+                    ? "guards Iceberg " + iceberg.version()
+                    : "is ready: no Iceberg on the system class path, so it guards Iceberg in each class loader that loads it";
+            AgentLog.info("floe " + VERSION + " " + what
+                    + " (config: " + config.source() + "): instruments BaseMetastoreTableOperations.commit,"
+                    + " SnapshotProducer.commit, MapDbCatalog.loadTable/registerTable/initialize, table builders' create"
+                    + " (each class loader's guard proves it when it starts); tables "
+                    + (config.settings().tables().isEmpty()
+                            ? "all"
+                            : config.settings().tables())
+                    + ", rebuild at " + config.settings().triggerSnapshots() + " snapshots or "
+                    + config.settings().triggerDataFiles() + " data files or "
+                    + config.settings().triggerMetadataBytes() + " metadata bytes");
+        } catch (ConfigException e) {
+            AgentLog.error("floe " + VERSION + " stays off: " + e.getMessage() + ". The host runs unguarded.");
+        } catch (Throwable e) {
+            AgentLog.error("floe " + VERSION + " could not start (" + e + "); the host runs unguarded");
+            if (Boolean.getBoolean("floe.internal.trace")) {
+                e.printStackTrace();
+            }
+        }
     }
 
-    @Override
-    public void onTransformation(TypeDescription type, ClassLoader loader, JavaModule module, boolean loaded, DynamicType dynamicType) {
-      // quiet here: each class loader's guard says what was woven into its classes when it starts
-      TRANSFORMED.computeIfAbsent(loader, l -> java.util.concurrent.ConcurrentHashMap.newKeySet()).add(type.getName());
+    private static void instrument(Instrumentation instrumentation) {
+        new AgentBuilder.Default()
+                .disableClassFormatChanges()
+                .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+                .with(AgentBuilder.TypeStrategy.Default.REDEFINE)
+                .with(new FailureListener())
+                .ignore(nameStartsWith("net.bytebuddy.").or(nameStartsWith("dev.floe.shaded.")))
+                .type(named("org.apache.iceberg.BaseMetastoreTableOperations"))
+                .transform(advice(
+                        CommitAdvice.class,
+                        named("commit").and(takesArguments(2)).and(not(isAbstract()))))
+                .type(named("org.apache.iceberg.SnapshotProducer")
+                        .and(declaresField(named(InstrumentationCheck.OPS_FIELD))))
+                .transform(advice(
+                        OperationAdvice.class,
+                        named("commit").and(takesArguments(0)).and(not(isAbstract()))))
+                .type(named("dev.floe.catalog.MapDbCatalog"))
+                .transform(advice(
+                        LoadTableAdvice.class,
+                        named("loadTable").or(named("registerTable")).and(returns(named("org.apache.iceberg.Table")))))
+                .transform(advice(
+                        CatalogOpenedAdvice.class,
+                        named("initialize").and(takesArguments(2)).and(takesArgument(0, String.class))))
+                .type(named("org.apache.iceberg.BaseMetastoreCatalog$BaseMetastoreCatalogTableBuilder"))
+                .transform(advice(LoadTableAdvice.class, named("create").and(takesArguments(0))))
+                .installOn(instrumentation);
     }
-  }
 
-  /** The types floe instruments, each of which a guarded class loader must see woven. */
-  static final java.util.List<String> TARGETS = java.util.List.of(
-      "org.apache.iceberg.BaseMetastoreTableOperations",
-      "org.apache.iceberg.SnapshotProducer",
-      "org.apache.iceberg.BaseMetastoreCatalog$BaseMetastoreCatalogTableBuilder",
-      "dev.floe.catalog.MapDbCatalog");
-
-  /**
-   * Proves the instrumentation as {@code loader} sees it, as BlockHound does at install: loads
-   * (without initializing) each type floe instruments, so Byte Buddy weaves any not yet loaded, and
-   * adds to {@code missing} each one that was not woven. Returns what was, counted and named.
-   */
-  static String provenIn(ClassLoader loader, java.util.List<String> missing) {
-    java.util.List<String> woven = new java.util.ArrayList<>();
-    for (String target : TARGETS) {
-      Class<?> type;
-      try {
-        type = Class.forName(target, false, loader);
-      } catch (ClassNotFoundException | LinkageError e) {
-        missing.add(target + " (not found: " + e + ")");
-        continue;
-      }
-      if (TRANSFORMED.getOrDefault(type.getClassLoader(), java.util.Set.of()).contains(target)) {
-        woven.add(type.getSimpleName());
-      } else {
-        missing.add(target);
-      }
+    private static AgentBuilder.Transformer advice(
+            Class<?> adviceClass,
+            net.bytebuddy.matcher.ElementMatcher<? super net.bytebuddy.description.method.MethodDescription> method) {
+        return (builder, type, loader, module, domain) ->
+                builder.visit(Advice.to(adviceClass).on(method));
     }
-    return woven.size() + " of " + TARGETS.size() + " types " + woven;
-  }
 
-  private static String buildVersion() {
-    try (java.io.InputStream in = FloeAgent.class.getResourceAsStream("floe-version.properties")) {
-      java.util.Properties properties = new java.util.Properties();
-      if (in != null) {
-        properties.load(in);
-      }
-      return properties.getProperty("version", "(unknown version)");
-    } catch (java.io.IOException e) {
-      return "(unknown version)";
+    /** Reports, once per type, a class floe meant to instrument and could not. */
+    private static final class FailureListener extends AgentBuilder.Listener.Adapter {
+        @Override
+        public void onError(
+                String typeName, ClassLoader loader, JavaModule module, boolean loaded, Throwable throwable) {
+            if (typeName.startsWith("org.apache.iceberg.BaseMetastoreTableOperations")
+                    || typeName.equals("org.apache.iceberg.SnapshotProducer")
+                    || typeName.equals("dev.floe.catalog.MapDbCatalog")) {
+                AgentLog.error(
+                        "floe could not instrument " + typeName + " (" + throwable + "); its commits are not guarded");
+            }
+        }
+
+        @Override
+        public void onTransformation(
+                TypeDescription type, ClassLoader loader, JavaModule module, boolean loaded, DynamicType dynamicType) {
+            // quiet here: each class loader's guard says what was woven into its classes when it starts
+            TRANSFORMED
+                    .computeIfAbsent(loader, l -> java.util.concurrent.ConcurrentHashMap.newKeySet())
+                    .add(type.getName());
+        }
     }
-  }
+
+    /** The types floe instruments, each of which a guarded class loader must see woven. */
+    static final java.util.List<String> TARGETS = java.util.List.of(
+            "org.apache.iceberg.BaseMetastoreTableOperations",
+            "org.apache.iceberg.SnapshotProducer",
+            "org.apache.iceberg.BaseMetastoreCatalog$BaseMetastoreCatalogTableBuilder",
+            "dev.floe.catalog.MapDbCatalog");
+
+    /**
+     * Proves the instrumentation as {@code loader} sees it, as BlockHound does at install: loads
+     * (without initializing) each type floe instruments, so Byte Buddy weaves any not yet loaded, and
+     * adds to {@code missing} each one that was not woven. Returns what was, counted and named.
+     */
+    static String provenIn(ClassLoader loader, java.util.List<String> missing) {
+        java.util.List<String> woven = new java.util.ArrayList<>();
+        for (String target : TARGETS) {
+            Class<?> type;
+            try {
+                type = Class.forName(target, false, loader);
+            } catch (ClassNotFoundException | LinkageError e) {
+                missing.add(target + " (not found: " + e + ")");
+                continue;
+            }
+            if (TRANSFORMED
+                    .getOrDefault(type.getClassLoader(), java.util.Set.of())
+                    .contains(target)) {
+                woven.add(type.getSimpleName());
+            } else {
+                missing.add(target);
+            }
+        }
+        return woven.size() + " of " + TARGETS.size() + " types " + woven;
+    }
+
+    private static String buildVersion() {
+        try (java.io.InputStream in = FloeAgent.class.getResourceAsStream("floe-version.properties")) {
+            java.util.Properties properties = new java.util.Properties();
+            if (in != null) {
+                properties.load(in);
+            }
+            return properties.getProperty("version", "(unknown version)");
+        } catch (java.io.IOException e) {
+            return "(unknown version)";
+        }
+    }
 }

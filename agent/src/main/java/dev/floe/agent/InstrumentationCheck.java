@@ -9,48 +9,49 @@ import java.lang.reflect.Field;
  * one message and floe steps aside for that loader, never a {@code NoSuchFieldError} in the host.
  */
 final class InstrumentationCheck {
-  static final String PRODUCER = "org.apache.iceberg.SnapshotProducer";
-  static final String OPS_FIELD = "ops";
-  static final String OPERATIONS = "org.apache.iceberg.TableOperations";
+    static final String PRODUCER = "org.apache.iceberg.SnapshotProducer";
+    static final String OPS_FIELD = "ops";
+    static final String OPERATIONS = "org.apache.iceberg.TableOperations";
 
-  private InstrumentationCheck() {}
+    private InstrumentationCheck() {}
 
-  /** What does not match in {@code loader}'s Iceberg, or null when everything does. */
-  static String mismatch(ClassLoader loader) {
-    Class<?> producer;
-    Class<?> operations;
-    try {
-      producer = Class.forName(PRODUCER, false, loader);
-      operations = Class.forName(OPERATIONS, false, loader);
-    } catch (ClassNotFoundException | LinkageError e) {
-      return "its Iceberg has no " + PRODUCER + " or " + OPERATIONS + " (" + e + ")";
+    /** What does not match in {@code loader}'s Iceberg, or null when everything does. */
+    static String mismatch(ClassLoader loader) {
+        Class<?> producer;
+        Class<?> operations;
+        try {
+            producer = Class.forName(PRODUCER, false, loader);
+            operations = Class.forName(OPERATIONS, false, loader);
+        } catch (ClassNotFoundException | LinkageError e) {
+            return "its Iceberg has no " + PRODUCER + " or " + OPERATIONS + " (" + e + ")";
+        }
+        Field field;
+        try {
+            field = producer.getDeclaredField(OPS_FIELD);
+        } catch (NoSuchFieldException e) {
+            return PRODUCER + " has no field '" + OPS_FIELD + "' (floe's advice on SnapshotProducer.commit reads it)";
+        }
+        if (!operations.isAssignableFrom(field.getType())) {
+            return PRODUCER + "." + OPS_FIELD + " is a " + field.getType().getName() + ", not a " + OPERATIONS
+                    + " (floe's advice on SnapshotProducer.commit reads it)";
+        }
+        return catalogAdapterMismatch(loader);
     }
-    Field field;
-    try {
-      field = producer.getDeclaredField(OPS_FIELD);
-    } catch (NoSuchFieldException e) {
-      return PRODUCER + " has no field '" + OPS_FIELD + "' (floe's advice on SnapshotProducer.commit reads it)";
-    }
-    if (!operations.isAssignableFrom(field.getType())) {
-      return PRODUCER + "." + OPS_FIELD + " is a " + field.getType().getName() + ", not a " + OPERATIONS
-          + " (floe's advice on SnapshotProducer.commit reads it)";
-    }
-    return catalogAdapterMismatch(loader);
-  }
 
-  /** The host's floe-catalog-adapter must have what this agent's runtime calls. */
-  private static String catalogAdapterMismatch(ClassLoader loader) {
-    String[][] needed = {
-      {"dev.floe.catalog.MapDbCatalog", "openAnother"}, {"dev.floe.catalog.MapDbTableOperations", "pointer"}
-    };
-    for (String[] method : needed) {
-      try {
-        Class.forName(method[0], false, loader).getMethod(method[1]);
-      } catch (ClassNotFoundException | NoSuchMethodException | LinkageError e) {
-        return "its floe-catalog-adapter is not the one this agent was built with (" + method[0] + "." + method[1]
-            + "() is missing): put floe-catalog-adapter " + FloeAgent.VERSION + " next to its Iceberg";
-      }
+    /** The host's floe-catalog-adapter must have what this agent's runtime calls. */
+    private static String catalogAdapterMismatch(ClassLoader loader) {
+        String[][] needed = {
+            {"dev.floe.catalog.MapDbCatalog", "openAnother"}, {"dev.floe.catalog.MapDbTableOperations", "pointer"}
+        };
+        for (String[] method : needed) {
+            try {
+                Class.forName(method[0], false, loader).getMethod(method[1]);
+            } catch (ClassNotFoundException | NoSuchMethodException | LinkageError e) {
+                return "its floe-catalog-adapter is not the one this agent was built with (" + method[0] + "."
+                        + method[1] + "() is missing): put floe-catalog-adapter " + FloeAgent.VERSION
+                        + " next to its Iceberg";
+            }
+        }
+        return null;
     }
-    return null;
-  }
 }

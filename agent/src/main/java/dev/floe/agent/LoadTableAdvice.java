@@ -8,10 +8,10 @@ import net.bytebuddy.asm.Advice;
  * builder's {@code create}): track the handle the host now holds.
  */
 final class LoadTableAdvice {
-  private LoadTableAdvice() {}
+    private LoadTableAdvice() {}
 
-  @Advice.OnMethodExit(suppress = Throwable.class)
-  static void exit(@Advice.Return Object table) {
-    FloeBridge.tableLoaded(table);
-  }
+    @Advice.OnMethodExit(suppress = Throwable.class)
+    static void exit(@Advice.Return Object table) {
+        FloeBridge.tableLoaded(table);
+    }
 }

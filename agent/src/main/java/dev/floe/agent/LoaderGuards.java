@@ -19,167 +19,167 @@ import java.util.Map;
  * Iceberg at all. Objects of other catalogs are recognised by their class name and passed over.
  */
 final class LoaderGuards implements FloeBridge.Dispatcher {
-  static final String OPS_CLASS = "dev.floe.catalog.MapDbTableOperations";
-  static final String CATALOG_CLASS = "dev.floe.catalog.MapDbCatalog";
-  // by name: this loader must not link Hooks, which needs Iceberg
-  static final String HOOKS_CLASS = "dev.floe.agent.Hooks";
-  private static final FloeBridge.Dispatcher UNGUARDED = new Unguarded();
+    static final String OPS_CLASS = "dev.floe.catalog.MapDbTableOperations";
+    static final String CATALOG_CLASS = "dev.floe.catalog.MapDbCatalog";
+    // by name: this loader must not link Hooks, which needs Iceberg
+    static final String HOOKS_CLASS = "dev.floe.agent.Hooks";
+    private static final FloeBridge.Dispatcher UNGUARDED = new Unguarded();
 
-  private final Path agentJar;
-  private final Map<String, String> config;
-  private final String source;
-  // a guard keeps its loader alive (its classes' parent), so a loader the host drops stays: a
-  // host that discards class loaders (a redeploy) keeps one idle guard per discarded loader.
-  // Guarded by itself.
-  private final Map<ClassLoader, FloeBridge.Dispatcher> guards = new HashMap<>();
-  private volatile Last last;
-  private final ClassValue<Method> operations =
-      new ClassValue<>() {
+    private final Path agentJar;
+    private final Map<String, String> config;
+    private final String source;
+    // a guard keeps its loader alive (its classes' parent), so a loader the host drops stays: a
+    // host that discards class loaders (a redeploy) keeps one idle guard per discarded loader.
+    // Guarded by itself.
+    private final Map<ClassLoader, FloeBridge.Dispatcher> guards = new HashMap<>();
+    private volatile Last last;
+    private final ClassValue<Method> operations = new ClassValue<>() {
         @Override
         protected Method computeValue(Class<?> type) {
-          try {
-            return type.getMethod("operations");
-          } catch (NoSuchMethodException e) {
-            return null;
-          }
+            try {
+                return type.getMethod("operations");
+            } catch (NoSuchMethodException e) {
+                return null;
+            }
         }
-      };
+    };
 
-  LoaderGuards(Path agentJar, Map<String, String> config, String source) {
-    this.agentJar = agentJar;
-    this.config = config;
-    this.source = source;
-  }
-
-  @Override
-  public long beforeCommit(Object ops) {
-    return ofOps(ops).beforeCommit(ops);
-  }
-
-  @Override
-  public void afterCommit(Object ops, Object metadata, long entered, Throwable thrown) {
-    ofOps(ops).afterCommit(ops, metadata, entered, thrown);
-  }
-
-  @Override
-  public long beforeOperation(Object ops) {
-    return ofOps(ops).beforeOperation(ops);
-  }
-
-  @Override
-  public void afterOperation(Object ops, long entered) {
-    ofOps(ops).afterOperation(ops, entered);
-  }
-
-  @Override
-  public void tableLoaded(Object table) {
-    if (table == null) {
-      return;
+    LoaderGuards(Path agentJar, Map<String, String> config, String source) {
+        this.agentJar = agentJar;
+        this.config = config;
+        this.source = source;
     }
-    Method method = operations.get(table.getClass());
-    if (method == null) {
-      return;
-    }
-    try {
-      ofOps(method.invoke(table)).tableLoaded(table);
-    } catch (ReflectiveOperationException | RuntimeException e) {
-      // not a table floe can track: nothing to do
-    }
-  }
 
-  @Override
-  public void catalogOpened(Object catalog) {
-    if (catalog != null && CATALOG_CLASS.equals(catalog.getClass().getName())) {
-      of(catalog.getClass().getClassLoader()).catalogOpened(catalog);
-    }
-  }
-
-  private FloeBridge.Dispatcher ofOps(Object ops) {
-    if (ops == null || !OPS_CLASS.equals(ops.getClass().getName())) {
-      return UNGUARDED;
-    }
-    return of(ops.getClass().getClassLoader());
-  }
-
-  private FloeBridge.Dispatcher of(ClassLoader loader) {
-    Last recent = last;
-    if (recent != null && recent.loader == loader) {
-      return recent.guard; // the common case: one loader commits over and over
-    }
-    FloeBridge.Dispatcher found;
-    synchronized (guards) {
-      found = guards.computeIfAbsent(loader, this::create);
-    }
-    last = new Last(loader, found);
-    return found;
-  }
-
-  /** The loader seen last and its guard. */
-  private record Last(ClassLoader loader, FloeBridge.Dispatcher guard) {}
-
-  private FloeBridge.Dispatcher create(ClassLoader loader) {
-    String name = describe(loader);
-    java.util.List<String> missing = new java.util.ArrayList<>();
-    String instrumented = FloeAgent.provenIn(loader, missing);
-    if (!missing.isEmpty()) {
-      AgentLog.warn("floe " + FloeAgent.VERSION + " does not guard the Iceberg of " + name + ": its advice was not"
-          + " woven into " + missing + " (a class floe does not know the shape of); its commits go on unguarded");
-      return UNGUARDED;
-    }
-    try {
-      IsolatingLoader isolated = new IsolatingLoader("floe-guard", agentJar, loader);
-      Class<?> hooks = isolated.loadClass(HOOKS_CLASS);
-      return (FloeBridge.Dispatcher)
-          hooks.getConstructor(Map.class, String.class, String.class, String.class, String.class)
-              .newInstance(config, source, jmxSuffix(loader), name, instrumented);
-    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-      Throwable cause = e.getCause() != null ? e.getCause() : e;
-      AgentLog.error("floe " + FloeAgent.VERSION + " cannot guard the Iceberg of " + name + " (" + cause
-          + "); its commits go on unguarded");
-      return UNGUARDED;
-    }
-  }
-
-  /** MBean name suffix: none for the system class loader, else the loader's name or identity. */
-  static String jmxSuffix(ClassLoader loader) {
-    if (loader == ClassLoader.getSystemClassLoader()) {
-      return "";
-    }
-    String name = loader.getName() != null ? loader.getName() : "";
-    String id = name.matches("[A-Za-z0-9_.\\-]+") ? name + "-" : "";
-    return ",loader=" + id + Integer.toHexString(System.identityHashCode(loader));
-  }
-
-  static String describe(ClassLoader loader) {
-    if (loader == ClassLoader.getSystemClassLoader()) {
-      return "the system class loader";
-    }
-    return "class loader " + (loader.getName() != null ? "'" + loader.getName() + "' " : "")
-        + loader.getClass().getName() + "@" + Integer.toHexString(System.identityHashCode(loader));
-  }
-
-  /** For objects floe does not guard. */
-  private static final class Unguarded implements FloeBridge.Dispatcher {
     @Override
     public long beforeCommit(Object ops) {
-      return 0;
+        return ofOps(ops).beforeCommit(ops);
     }
 
     @Override
-    public void afterCommit(Object ops, Object metadata, long entered, Throwable thrown) {}
+    public void afterCommit(Object ops, Object metadata, long entered, Throwable thrown) {
+        ofOps(ops).afterCommit(ops, metadata, entered, thrown);
+    }
 
     @Override
     public long beforeOperation(Object ops) {
-      return 0;
+        return ofOps(ops).beforeOperation(ops);
     }
 
     @Override
-    public void afterOperation(Object ops, long entered) {}
+    public void afterOperation(Object ops, long entered) {
+        ofOps(ops).afterOperation(ops, entered);
+    }
 
     @Override
-    public void tableLoaded(Object table) {}
+    public void tableLoaded(Object table) {
+        if (table == null) {
+            return;
+        }
+        Method method = operations.get(table.getClass());
+        if (method == null) {
+            return;
+        }
+        try {
+            ofOps(method.invoke(table)).tableLoaded(table);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            // not a table floe can track: nothing to do
+        }
+    }
 
     @Override
-    public void catalogOpened(Object catalog) {}
-  }
+    public void catalogOpened(Object catalog) {
+        if (catalog != null && CATALOG_CLASS.equals(catalog.getClass().getName())) {
+            of(catalog.getClass().getClassLoader()).catalogOpened(catalog);
+        }
+    }
+
+    private FloeBridge.Dispatcher ofOps(Object ops) {
+        if (ops == null || !OPS_CLASS.equals(ops.getClass().getName())) {
+            return UNGUARDED;
+        }
+        return of(ops.getClass().getClassLoader());
+    }
+
+    private FloeBridge.Dispatcher of(ClassLoader loader) {
+        Last recent = last;
+        if (recent != null && recent.loader == loader) {
+            return recent.guard; // the common case: one loader commits over and over
+        }
+        FloeBridge.Dispatcher found;
+        synchronized (guards) {
+            found = guards.computeIfAbsent(loader, this::create);
+        }
+        last = new Last(loader, found);
+        return found;
+    }
+
+    /** The loader seen last and its guard. */
+    private record Last(ClassLoader loader, FloeBridge.Dispatcher guard) {}
+
+    private FloeBridge.Dispatcher create(ClassLoader loader) {
+        String name = describe(loader);
+        java.util.List<String> missing = new java.util.ArrayList<>();
+        String instrumented = FloeAgent.provenIn(loader, missing);
+        if (!missing.isEmpty()) {
+            AgentLog.warn("floe " + FloeAgent.VERSION + " does not guard the Iceberg of " + name
+                    + ": its advice was not" + " woven into " + missing
+                    + " (a class floe does not know the shape of); its commits go on unguarded");
+            return UNGUARDED;
+        }
+        try {
+            IsolatingLoader isolated = new IsolatingLoader("floe-guard", agentJar, loader);
+            Class<?> hooks = isolated.loadClass(HOOKS_CLASS);
+            return (FloeBridge.Dispatcher)
+                    hooks.getConstructor(Map.class, String.class, String.class, String.class, String.class)
+                            .newInstance(config, source, jmxSuffix(loader), name, instrumented);
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            AgentLog.error("floe " + FloeAgent.VERSION + " cannot guard the Iceberg of " + name + " (" + cause
+                    + "); its commits go on unguarded");
+            return UNGUARDED;
+        }
+    }
+
+    /** MBean name suffix: none for the system class loader, else the loader's name or identity. */
+    static String jmxSuffix(ClassLoader loader) {
+        if (loader == ClassLoader.getSystemClassLoader()) {
+            return "";
+        }
+        String name = loader.getName() != null ? loader.getName() : "";
+        String id = name.matches("[A-Za-z0-9_.\\-]+") ? name + "-" : "";
+        return ",loader=" + id + Integer.toHexString(System.identityHashCode(loader));
+    }
+
+    static String describe(ClassLoader loader) {
+        if (loader == ClassLoader.getSystemClassLoader()) {
+            return "the system class loader";
+        }
+        return "class loader " + (loader.getName() != null ? "'" + loader.getName() + "' " : "")
+                + loader.getClass().getName() + "@" + Integer.toHexString(System.identityHashCode(loader));
+    }
+
+    /** For objects floe does not guard. */
+    private static final class Unguarded implements FloeBridge.Dispatcher {
+        @Override
+        public long beforeCommit(Object ops) {
+            return 0;
+        }
+
+        @Override
+        public void afterCommit(Object ops, Object metadata, long entered, Throwable thrown) {}
+
+        @Override
+        public long beforeOperation(Object ops) {
+            return 0;
+        }
+
+        @Override
+        public void afterOperation(Object ops, long entered) {}
+
+        @Override
+        public void tableLoaded(Object table) {}
+
+        @Override
+        public void catalogOpened(Object catalog) {}
+    }
 }

@@ -9,15 +9,15 @@ import net.bytebuddy.asm.Advice;
  * table rather than failing its compare-and-swap and backing off.
  */
 final class OperationAdvice {
-  private OperationAdvice() {}
+    private OperationAdvice() {}
 
-  @Advice.OnMethodEnter(suppress = Throwable.class)
-  static long enter(@Advice.FieldValue("ops") Object ops) {
-    return FloeBridge.beforeOperation(ops);
-  }
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static long enter(@Advice.FieldValue("ops") Object ops) {
+        return FloeBridge.beforeOperation(ops);
+    }
 
-  @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-  static void exit(@Advice.FieldValue("ops") Object ops, @Advice.Enter long entered) {
-    FloeBridge.afterOperation(ops, entered);
-  }
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.FieldValue("ops") Object ops, @Advice.Enter long entered) {
+        FloeBridge.afterOperation(ops, entered);
+    }
 }

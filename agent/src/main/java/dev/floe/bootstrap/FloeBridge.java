@@ -8,83 +8,83 @@ package dev.floe.bootstrap;
  * does nothing: the host's commit goes on as if floe were absent.
  */
 public final class FloeBridge {
-  /** Receives the advice's calls; implemented by the agent, per JVM. */
-  public interface Dispatcher {
-    /** Before {@code BaseMetastoreTableOperations.commit}: 0 when no gate was taken, else 1 + ns waited. */
-    long beforeCommit(Object ops);
+    /** Receives the advice's calls; implemented by the agent, per JVM. */
+    public interface Dispatcher {
+        /** Before {@code BaseMetastoreTableOperations.commit}: 0 when no gate was taken, else 1 + ns waited. */
+        long beforeCommit(Object ops);
 
-    void afterCommit(Object ops, Object metadata, long entered, Throwable thrown);
+        void afterCommit(Object ops, Object metadata, long entered, Throwable thrown);
 
-    /** Before {@code SnapshotProducer.commit()}: as {@link #beforeCommit}. */
-    long beforeOperation(Object ops);
+        /** Before {@code SnapshotProducer.commit()}: as {@link #beforeCommit}. */
+        long beforeOperation(Object ops);
 
-    void afterOperation(Object ops, long entered);
+        void afterOperation(Object ops, long entered);
 
-    /** A MapDbCatalog handed the host a table. */
-    void tableLoaded(Object table);
+        /** A MapDbCatalog handed the host a table. */
+        void tableLoaded(Object table);
 
-    /** A MapDbCatalog was initialised. */
-    void catalogOpened(Object catalog);
-  }
-
-  private static volatile Dispatcher dispatcher;
-
-  private FloeBridge() {}
-
-  /** Installs the agent's dispatcher (once per JVM). */
-  public static void install(Dispatcher installed) {
-    dispatcher = installed;
-  }
-
-  public static long beforeCommit(Object ops) {
-    Dispatcher d = dispatcher;
-    if (d == null) {
-      return 0;
+        /** A MapDbCatalog was initialised. */
+        void catalogOpened(Object catalog);
     }
-    try {
-      return d.beforeCommit(ops);
-    } catch (Throwable e) {
-      return 0;
-    }
-  }
 
-  public static void afterCommit(Object ops, Object metadata, long entered, Throwable thrown) {
-    Dispatcher d = dispatcher;
-    if (d != null && entered > 0) {
-      d.afterCommit(ops, metadata, entered, thrown);
-    }
-  }
+    private static volatile Dispatcher dispatcher;
 
-  public static long beforeOperation(Object ops) {
-    Dispatcher d = dispatcher;
-    if (d == null) {
-      return 0;
-    }
-    try {
-      return d.beforeOperation(ops);
-    } catch (Throwable e) {
-      return 0;
-    }
-  }
+    private FloeBridge() {}
 
-  public static void afterOperation(Object ops, long entered) {
-    Dispatcher d = dispatcher;
-    if (d != null && entered > 0) {
-      d.afterOperation(ops, entered);
+    /** Installs the agent's dispatcher (once per JVM). */
+    public static void install(Dispatcher installed) {
+        dispatcher = installed;
     }
-  }
 
-  public static void tableLoaded(Object table) {
-    Dispatcher d = dispatcher;
-    if (d != null) {
-      d.tableLoaded(table);
+    public static long beforeCommit(Object ops) {
+        Dispatcher d = dispatcher;
+        if (d == null) {
+            return 0;
+        }
+        try {
+            return d.beforeCommit(ops);
+        } catch (Throwable e) {
+            return 0;
+        }
     }
-  }
 
-  public static void catalogOpened(Object catalog) {
-    Dispatcher d = dispatcher;
-    if (d != null) {
-      d.catalogOpened(catalog);
+    public static void afterCommit(Object ops, Object metadata, long entered, Throwable thrown) {
+        Dispatcher d = dispatcher;
+        if (d != null && entered > 0) {
+            d.afterCommit(ops, metadata, entered, thrown);
+        }
     }
-  }
+
+    public static long beforeOperation(Object ops) {
+        Dispatcher d = dispatcher;
+        if (d == null) {
+            return 0;
+        }
+        try {
+            return d.beforeOperation(ops);
+        } catch (Throwable e) {
+            return 0;
+        }
+    }
+
+    public static void afterOperation(Object ops, long entered) {
+        Dispatcher d = dispatcher;
+        if (d != null && entered > 0) {
+            d.afterOperation(ops, entered);
+        }
+    }
+
+    public static void tableLoaded(Object table) {
+        Dispatcher d = dispatcher;
+        if (d != null) {
+            d.tableLoaded(table);
+        }
+    }
+
+    public static void catalogOpened(Object catalog) {
+        Dispatcher d = dispatcher;
+        if (d != null) {
+            d.catalogOpened(catalog);
+        }
+    }
 }

@@ -14,143 +14,164 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class AgentConfigTest {
-  @TempDir Path dir;
+    @TempDir
+    Path dir;
 
-  private AgentConfig load(String fileContent, String... systemPairs) throws Exception {
-    Path file = null;
-    if (fileContent != null) {
-      file = dir.resolve("floe.properties");
-      Files.writeString(file, fileContent);
+    private AgentConfig load(String fileContent, String... systemPairs) throws Exception {
+        Path file = null;
+        if (fileContent != null) {
+            file = dir.resolve("floe.properties");
+            Files.writeString(file, fileContent);
+        }
+        Properties system = new Properties();
+        for (int i = 0; i < systemPairs.length; i += 2) {
+            system.setProperty(systemPairs[i], systemPairs[i + 1]);
+        }
+        return AgentConfig.load(
+                file == null ? null : file.toString(), system, getClass().getClassLoader());
     }
-    Properties system = new Properties();
-    for (int i = 0; i < systemPairs.length; i += 2) {
-      system.setProperty(systemPairs[i], systemPairs[i + 1]);
+
+    @Test
+    void everyKeyHasItsDocumentedDefault() throws Exception {
+        AgentConfig config = load(null);
+        GuardSettings s = config.settings();
+        assertThat(config.enabled()).isTrue();
+        assertThat(s.tables()).isEmpty();
+        assertThat(s.triggerSnapshots()).isEqualTo(500);
+        assertThat(s.triggerDataFiles()).isEqualTo(1000);
+        assertThat(s.triggerMetadataBytes()).isEqualTo(16L << 20);
+        assertThat(s.minInterval()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(s.rebuild().rowGroupRows()).isEqualTo(131072);
+        assertThat(s.rebuild().targetFileBytes()).isEqualTo(512L << 20);
+        assertThat(s.rebuild().zstdLevel()).isEqualTo(3);
+        assertThat(s.rebuild().reclaimGrace()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(s.maxTrackedHandles()).isEqualTo(512);
+        assertThat(s.jmx()).isTrue();
+        assertThat(s.prune().get()).isSameAs(Prune.NONE);
+        assertThat(config.warnings()).isEmpty();
     }
-    return AgentConfig.load(file == null ? null : file.toString(), system, getClass().getClassLoader());
-  }
 
-  @Test
-  void everyKeyHasItsDocumentedDefault() throws Exception {
-    AgentConfig config = load(null);
-    GuardSettings s = config.settings();
-    assertThat(config.enabled()).isTrue();
-    assertThat(s.tables()).isEmpty();
-    assertThat(s.triggerSnapshots()).isEqualTo(500);
-    assertThat(s.triggerDataFiles()).isEqualTo(1000);
-    assertThat(s.triggerMetadataBytes()).isEqualTo(16L << 20);
-    assertThat(s.minInterval()).isEqualTo(Duration.ofMinutes(1));
-    assertThat(s.rebuild().rowGroupRows()).isEqualTo(131072);
-    assertThat(s.rebuild().targetFileBytes()).isEqualTo(512L << 20);
-    assertThat(s.rebuild().zstdLevel()).isEqualTo(3);
-    assertThat(s.rebuild().reclaimGrace()).isEqualTo(Duration.ofMinutes(10));
-    assertThat(s.maxTrackedHandles()).isEqualTo(512);
-    assertThat(s.jmx()).isTrue();
-    assertThat(s.prune().get()).isSameAs(Prune.NONE);
-    assertThat(config.warnings()).isEmpty();
-  }
-
-  @Test
-  void fileValuesAreReadAndSystemPropertiesOverrideThem() throws Exception {
-    AgentConfig config =
-        load(
-            "floe.tables=db.events, logs.*\nfloe.trigger.snapshots=200\nfloe.trigger.min-interval=5s\n"
-                + "floe.trigger.metadata-bytes=512KiB\nfloe.reclaim.grace=PT30S\n",
-            "floe.trigger.snapshots", "300", "floe.rebuild.target-file-bytes", "1GiB");
-    GuardSettings s = config.settings();
-    assertThat(s.tables()).containsExactly("db.events", "logs.*");
-    assertThat(s.triggerSnapshots()).isEqualTo(300);
-    assertThat(s.minInterval()).isEqualTo(Duration.ofSeconds(5));
-    assertThat(s.triggerMetadataBytes()).isEqualTo(512L << 10);
-    assertThat(s.rebuild().reclaimGrace()).isEqualTo(Duration.ofSeconds(30));
-    assertThat(s.rebuild().targetFileBytes()).isEqualTo(1L << 30);
-    assertThat(config.source()).endsWith("floe.properties");
-  }
-
-  @Test
-  void configFileCanBeNamedBySystemProperty() throws Exception {
-    Path file = dir.resolve("other.properties");
-    Files.writeString(file, "floe.trigger.data-files=7\n");
-    Properties system = new Properties();
-    system.setProperty("floe.config", file.toString());
-    AgentConfig config = AgentConfig.load(null, system, getClass().getClassLoader());
-    assertThat(config.settings().triggerDataFiles()).isEqualTo(7);
-  }
-
-  @Test
-  void unknownKeysAreWarningsNamingThem() throws Exception {
-    AgentConfig config = load("floe.trigger.snapshot=10\nsomething.else=1\n", "floe.bogus", "x");
-    assertThat(config.enabled()).isTrue();
-    assertThat(config.warnings())
-        .anySatisfy(w -> assertThat(w).contains("'floe.trigger.snapshot'").contains("did you mean floe.trigger.snapshots"))
-        .anySatisfy(w -> assertThat(w).contains("'something.else'"))
-        .anySatisfy(w -> assertThat(w).contains("'floe.bogus'"));
-    assertThat(config.settings().triggerSnapshots()).isEqualTo(500);
-  }
-
-  @Test
-  void invalidValuesNameTheKeyTheValueAndTheExpectedForm() {
-    assertInvalid("floe.trigger.snapshots=lots\n", "floe.trigger.snapshots is 'lots'; expected a whole number of snapshots");
-    assertInvalid("floe.trigger.snapshots=-5\n", "floe.trigger.snapshots is '-5'");
-    assertInvalid("floe.trigger.min-interval=5 minutes\n", "floe.trigger.min-interval is '5 minutes'; expected a duration such as 30s");
-    assertInvalid("floe.reclaim.grace=-PT1M\n", "floe.reclaim.grace is '-PT1M'");
-    assertInvalid("floe.trigger.metadata-bytes=16 megs\n", "floe.trigger.metadata-bytes is '16 megs'; expected a size");
-    assertInvalid("floe.rebuild.zstd-level=30\n", "floe.rebuild.zstd-level is '30'; expected a ZSTD level from 1 to 22");
-    assertInvalid("floe.enabled=yes\n", "floe.enabled is 'yes'; expected true or false");
-    assertInvalid("floe.handles.max=-1\n", "floe.handles.max is '-1'");
-  }
-
-  @Test
-  void missingFileIsAClearError() {
-    assertThatThrownBy(() -> AgentConfig.load(dir.resolve("nope.properties").toString(), new Properties(), getClass().getClassLoader()))
-        .isInstanceOf(ConfigException.class)
-        .hasMessageContaining("nope.properties does not exist")
-        .hasMessageContaining("-javaagent:floe-agent.jar=<file>");
-  }
-
-  @Test
-  void unreadableFileIsAClearError() throws Exception {
-    Path folder = Files.createDirectory(dir.resolve("a-folder.properties"));
-    assertThatThrownBy(() -> AgentConfig.load(folder.toString(), new Properties(), getClass().getClassLoader()))
-        .isInstanceOf(ConfigException.class)
-        .hasMessageContaining("a-folder.properties cannot be read")
-        .hasMessageContaining("is readable by this process");
-  }
-
-  @Test
-  void pruneClassIsValidatedAtStart() throws Exception {
-    assertInvalid("floe.rebuild.prune-class=com.example.Missing\n", "no such class");
-    assertInvalid("floe.rebuild.prune-class=java.lang.String\n", "does not implement dev.floe.runtime.Prune");
-    assertInvalid("floe.rebuild.prune-class=" + NoDefaultConstructor.class.getName() + "\n", "no public no-argument constructor");
-    AgentConfig config = load("floe.rebuild.prune-class=" + DropAll.class.getName() + "\n");
-    assertThat(config.settings().prune().get()).isInstanceOf(DropAll.class);
-  }
-
-  @Test
-  void readmeDocumentsEveryKeyWithItsDefault() throws Exception {
-    String readme = Files.readString(Path.of("..", "README.md"));
-    for (var key : AgentConfig.KEYS.entrySet()) {
-      String defaultValue = key.getValue()[0].isEmpty() ? "(none)" : key.getValue()[0];
-      assertThat(readme).as("README row of " + key.getKey()).containsPattern("\\| `" + java.util.regex.Pattern.quote(key.getKey()) + "` \\| `?" + java.util.regex.Pattern.quote(defaultValue) + "`? \\|");
+    @Test
+    void fileValuesAreReadAndSystemPropertiesOverrideThem() throws Exception {
+        AgentConfig config = load(
+                "floe.tables=db.events, logs.*\nfloe.trigger.snapshots=200\nfloe.trigger.min-interval=5s\n"
+                        + "floe.trigger.metadata-bytes=512KiB\nfloe.reclaim.grace=PT30S\n",
+                "floe.trigger.snapshots",
+                "300",
+                "floe.rebuild.target-file-bytes",
+                "1GiB");
+        GuardSettings s = config.settings();
+        assertThat(s.tables()).containsExactly("db.events", "logs.*");
+        assertThat(s.triggerSnapshots()).isEqualTo(300);
+        assertThat(s.minInterval()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(s.triggerMetadataBytes()).isEqualTo(512L << 10);
+        assertThat(s.rebuild().reclaimGrace()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(s.rebuild().targetFileBytes()).isEqualTo(1L << 30);
+        assertThat(config.source()).endsWith("floe.properties");
     }
-  }
 
-  private void assertInvalid(String file, String message) {
-    assertThatThrownBy(() -> load(file)).isInstanceOf(ConfigException.class).hasMessageContaining(message);
-  }
-
-  public static final class DropAll implements Prune {
-    @Override
-    public boolean drop(Record row) {
-      return true;
+    @Test
+    void configFileCanBeNamedBySystemProperty() throws Exception {
+        Path file = dir.resolve("other.properties");
+        Files.writeString(file, "floe.trigger.data-files=7\n");
+        Properties system = new Properties();
+        system.setProperty("floe.config", file.toString());
+        AgentConfig config = AgentConfig.load(null, system, getClass().getClassLoader());
+        assertThat(config.settings().triggerDataFiles()).isEqualTo(7);
     }
-  }
 
-  public static final class NoDefaultConstructor implements Prune {
-    public NoDefaultConstructor(String unused) {}
-
-    @Override
-    public boolean drop(Record row) {
-      return false;
+    @Test
+    void unknownKeysAreWarningsNamingThem() throws Exception {
+        AgentConfig config = load("floe.trigger.snapshot=10\nsomething.else=1\n", "floe.bogus", "x");
+        assertThat(config.enabled()).isTrue();
+        assertThat(config.warnings())
+                .anySatisfy(w -> assertThat(w)
+                        .contains("'floe.trigger.snapshot'")
+                        .contains("did you mean floe.trigger.snapshots"))
+                .anySatisfy(w -> assertThat(w).contains("'something.else'"))
+                .anySatisfy(w -> assertThat(w).contains("'floe.bogus'"));
+        assertThat(config.settings().triggerSnapshots()).isEqualTo(500);
     }
-  }
+
+    @Test
+    void invalidValuesNameTheKeyTheValueAndTheExpectedForm() {
+        assertInvalid(
+                "floe.trigger.snapshots=lots\n",
+                "floe.trigger.snapshots is 'lots'; expected a whole number of snapshots");
+        assertInvalid("floe.trigger.snapshots=-5\n", "floe.trigger.snapshots is '-5'");
+        assertInvalid(
+                "floe.trigger.min-interval=5 minutes\n",
+                "floe.trigger.min-interval is '5 minutes'; expected a duration such as 30s");
+        assertInvalid("floe.reclaim.grace=-PT1M\n", "floe.reclaim.grace is '-PT1M'");
+        assertInvalid(
+                "floe.trigger.metadata-bytes=16 megs\n", "floe.trigger.metadata-bytes is '16 megs'; expected a size");
+        assertInvalid(
+                "floe.rebuild.zstd-level=30\n", "floe.rebuild.zstd-level is '30'; expected a ZSTD level from 1 to 22");
+        assertInvalid("floe.enabled=yes\n", "floe.enabled is 'yes'; expected true or false");
+        assertInvalid("floe.handles.max=-1\n", "floe.handles.max is '-1'");
+    }
+
+    @Test
+    void missingFileIsAClearError() {
+        assertThatThrownBy(() -> AgentConfig.load(
+                        dir.resolve("nope.properties").toString(),
+                        new Properties(),
+                        getClass().getClassLoader()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("nope.properties does not exist")
+                .hasMessageContaining("-javaagent:floe-agent.jar=<file>");
+    }
+
+    @Test
+    void unreadableFileIsAClearError() throws Exception {
+        Path folder = Files.createDirectory(dir.resolve("a-folder.properties"));
+        assertThatThrownBy(() -> AgentConfig.load(
+                        folder.toString(), new Properties(), getClass().getClassLoader()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("a-folder.properties cannot be read")
+                .hasMessageContaining("is readable by this process");
+    }
+
+    @Test
+    void pruneClassIsValidatedAtStart() throws Exception {
+        assertInvalid("floe.rebuild.prune-class=com.example.Missing\n", "no such class");
+        assertInvalid("floe.rebuild.prune-class=java.lang.String\n", "does not implement dev.floe.runtime.Prune");
+        assertInvalid(
+                "floe.rebuild.prune-class=" + NoDefaultConstructor.class.getName() + "\n",
+                "no public no-argument constructor");
+        AgentConfig config = load("floe.rebuild.prune-class=" + DropAll.class.getName() + "\n");
+        assertThat(config.settings().prune().get()).isInstanceOf(DropAll.class);
+    }
+
+    @Test
+    void readmeDocumentsEveryKeyWithItsDefault() throws Exception {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        for (var key : AgentConfig.KEYS.entrySet()) {
+            String defaultValue = key.getValue()[0].isEmpty() ? "(none)" : key.getValue()[0];
+            assertThat(readme)
+                    .as("README row of " + key.getKey())
+                    .containsPattern("\\| `" + java.util.regex.Pattern.quote(key.getKey()) + "` \\| `?"
+                            + java.util.regex.Pattern.quote(defaultValue) + "`? \\|");
+        }
+    }
+
+    private void assertInvalid(String file, String message) {
+        assertThatThrownBy(() -> load(file)).isInstanceOf(ConfigException.class).hasMessageContaining(message);
+    }
+
+    public static final class DropAll implements Prune {
+        @Override
+        public boolean drop(Record row) {
+            return true;
+        }
+    }
+
+    public static final class NoDefaultConstructor implements Prune {
+        public NoDefaultConstructor(String unused) {}
+
+        @Override
+        public boolean drop(Record row) {
+            return false;
+        }
+    }
 }

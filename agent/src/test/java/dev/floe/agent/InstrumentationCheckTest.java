@@ -8,35 +8,36 @@ import org.junit.jupiter.api.Test;
 
 /** The field floe's advice reads is checked in each loader's Iceberg before its guard starts. */
 class InstrumentationCheckTest {
-  @Test
-  void icebergOnTheClassPathMatches() {
-    assertThat(InstrumentationCheck.mismatch(getClass().getClassLoader())).isNull();
-  }
+    @Test
+    void icebergOnTheClassPathMatches() {
+        assertThat(InstrumentationCheck.mismatch(getClass().getClassLoader())).isNull();
+    }
 
-  @Test
-  void aSnapshotProducerWithoutTheFieldIsNamed() {
-    ClassLoader loader = loaderWithProducer(new ByteBuddy().subclass(Object.class));
+    @Test
+    void aSnapshotProducerWithoutTheFieldIsNamed() {
+        ClassLoader loader = loaderWithProducer(new ByteBuddy().subclass(Object.class));
 
-    assertThat(InstrumentationCheck.mismatch(loader))
-        .isEqualTo("org.apache.iceberg.SnapshotProducer has no field 'ops' (floe's advice on SnapshotProducer.commit reads it)");
-  }
+        assertThat(InstrumentationCheck.mismatch(loader))
+                .isEqualTo(
+                        "org.apache.iceberg.SnapshotProducer has no field 'ops' (floe's advice on SnapshotProducer.commit reads it)");
+    }
 
-  @Test
-  void aFieldOfAnotherTypeIsNamed() {
-    ClassLoader loader =
-        loaderWithProducer(new ByteBuddy().subclass(Object.class).defineField("ops", String.class));
+    @Test
+    void aFieldOfAnotherTypeIsNamed() {
+        ClassLoader loader =
+                loaderWithProducer(new ByteBuddy().subclass(Object.class).defineField("ops", String.class));
 
-    assertThat(InstrumentationCheck.mismatch(loader))
-        .startsWith("org.apache.iceberg.SnapshotProducer.ops is a java.lang.String, not a org.apache.iceberg.TableOperations");
-  }
+        assertThat(InstrumentationCheck.mismatch(loader))
+                .startsWith(
+                        "org.apache.iceberg.SnapshotProducer.ops is a java.lang.String, not a org.apache.iceberg.TableOperations");
+    }
 
-  /** A real class loader whose SnapshotProducer is the one built here, the rest of Iceberg the real one. */
-  private ClassLoader loaderWithProducer(net.bytebuddy.dynamic.DynamicType.Builder<?> producer) {
-    return producer
-        .name(InstrumentationCheck.PRODUCER)
-        .make()
-        .load(getClass().getClassLoader(), ClassLoadingStrategy.Default.CHILD_FIRST)
-        .getLoaded()
-        .getClassLoader();
-  }
+    /** A real class loader whose SnapshotProducer is the one built here, the rest of Iceberg the real one. */
+    private ClassLoader loaderWithProducer(net.bytebuddy.dynamic.DynamicType.Builder<?> producer) {
+        return producer.name(InstrumentationCheck.PRODUCER)
+                .make()
+                .load(getClass().getClassLoader(), ClassLoadingStrategy.Default.CHILD_FIRST)
+                .getLoaded()
+                .getClassLoader();
+    }
 }

@@ -28,190 +28,194 @@ import java.util.Set;
  * </pre>
  */
 public final class Bench {
-  static final String USAGE =
-      String.join(
-          "\n",
-          "usage: java -cp bench/target/floe-bench.jar dev.floe.bench.Bench [options]",
-          "",
-          "Runs floe's benchmarks as child JVMs and writes CSVs, docs/bench/chart.svg and",
-          "docs/bench/summary.md. Parts (all by default, in this order):",
-          "  growth      the sample ingest, N = 500, 1000, 2000 single-file commits of 10 rows, in three",
-          "              modes: unguarded newFastAppend(); Iceberg's own maintenance (BenchIngest",
-          "              -Dbench.mode=maintained); floe-guarded newFastAppend() (agent, samples/floe.properties).",
-          "              Metadata on disk, data files, commit p50/p99 over the first and last 100",
-          "              commits, full-scan time, peak heap. growth.csv, series-<mode>.csv (N = 2000)",
-          "  throughput  rebuild rows/s and MB/s against plain parquet-java reading and writing the same",
-          "              rows in the same JVM (RebuildHost throughput, 2M rows in 40 files): throughput.csv",
-          "  lowheap     a rebuild at -Xmx128m of a table over 5x that, incompressible rows: lowheap.csv",
-          "  stall       an appender's worst commit latency while a rebuild of a 1M, 5M, 20M-row table",
-          "              runs, minus its normal (p50) latency before the rebuild: stall.csv",
-          "  overhead    commit p50 with the agent attached and its triggers off, against no agent, in",
-          "              5 alternating pairs of 500 commits: overhead.csv",
-          "",
-          "options:",
-          "  --quick       small sizes, to check that everything runs (a few minutes); results go to",
-          "                bench/target/bench-quick unless --out is given, and say 'quick'",
-          "  --only LIST   comma-separated parts to run, e.g. --only growth,stall",
-          "  --out DIR     where CSVs, the chart and the summary go (default <repo>/docs/bench)",
-          "  --work DIR    where the runs' catalogs, tables and logs go (default",
-          "                <repo>/bench/target/bench-work); each part's tables are deleted after it",
-          "  --keep        keep the tables",
-          "  --repo DIR    the floe repository (default: found from this jar's location)",
-          "  --chart-only  only redraw <out>/chart.svg from <out>/series-*.csv",
-          "  --help        this text",
-          "The agent jar (agent/target/floe-agent.jar) and this jar with its lib/ are copied to the work",
-          "directory first, so a rebuild of the repository during the run does not change what runs.",
-          "Exit code 0 when every run succeeded (whether or not an aim was met), 1 otherwise, 2 on bad",
-          "arguments.");
+    static final String USAGE = String.join(
+            "\n",
+            "usage: java -cp bench/target/floe-bench.jar dev.floe.bench.Bench [options]",
+            "",
+            "Runs floe's benchmarks as child JVMs and writes CSVs, docs/bench/chart.svg and",
+            "docs/bench/summary.md. Parts (all by default, in this order):",
+            "  growth      the sample ingest, N = 500, 1000, 2000 single-file commits of 10 rows, in three",
+            "              modes: unguarded newFastAppend(); Iceberg's own maintenance (BenchIngest",
+            "              -Dbench.mode=maintained); floe-guarded newFastAppend() (agent, samples/floe.properties).",
+            "              Metadata on disk, data files, commit p50/p99 over the first and last 100",
+            "              commits, full-scan time, peak heap. growth.csv, series-<mode>.csv (N = 2000)",
+            "  throughput  rebuild rows/s and MB/s against plain parquet-java reading and writing the same",
+            "              rows in the same JVM (RebuildHost throughput, 2M rows in 40 files): throughput.csv",
+            "  lowheap     a rebuild at -Xmx128m of a table over 5x that, incompressible rows: lowheap.csv",
+            "  stall       an appender's worst commit latency while a rebuild of a 1M, 5M, 20M-row table",
+            "              runs, minus its normal (p50) latency before the rebuild: stall.csv",
+            "  overhead    commit p50 with the agent attached and its triggers off, against no agent, in",
+            "              5 alternating pairs of 500 commits: overhead.csv",
+            "",
+            "options:",
+            "  --quick       small sizes, to check that everything runs (a few minutes); results go to",
+            "                bench/target/bench-quick unless --out is given, and say 'quick'",
+            "  --only LIST   comma-separated parts to run, e.g. --only growth,stall",
+            "  --out DIR     where CSVs, the chart and the summary go (default <repo>/docs/bench)",
+            "  --work DIR    where the runs' catalogs, tables and logs go (default",
+            "                <repo>/bench/target/bench-work); each part's tables are deleted after it",
+            "  --keep        keep the tables",
+            "  --repo DIR    the floe repository (default: found from this jar's location)",
+            "  --chart-only  only redraw <out>/chart.svg from <out>/series-*.csv",
+            "  --help        this text",
+            "The agent jar (agent/target/floe-agent.jar) and this jar with its lib/ are copied to the work",
+            "directory first, so a rebuild of the repository during the run does not change what runs.",
+            "Exit code 0 when every run succeeded (whether or not an aim was met), 1 otherwise, 2 on bad",
+            "arguments.");
 
-  /** One benchmark part. */
-  interface Part {
-    void run(Harness harness) throws Exception;
-  }
-
-  static final Map<String, Part> PARTS = parts();
-
-  private static Map<String, Part> parts() {
-    Map<String, Part> parts = new LinkedHashMap<>();
-    parts.put("growth", GrowthBench::run);
-    parts.put("throughput", ThroughputBench::run);
-    parts.put("lowheap", LowHeapBench::run);
-    parts.put("stall", StallBench::run);
-    parts.put("overhead", OverheadBench::run);
-    return parts;
-  }
-
-  private final Harness h;
-  private final List<String> loads = new ArrayList<>();
-
-  private Bench(Harness harness) {
-    this.h = harness;
-  }
-
-  public static void main(String[] args) {
-    Command.exit("bench", args, Bench::run);
-  }
-
-  private static int run(String[] args) throws Exception {
-    Command.Line line =
-        Command.parse(
-            args, Set.of("--quick", "--keep", "--chart-only"), Set.of("--only", "--out", "--work", "--repo"));
-    if (line.help()) {
-      System.out.println(USAGE);
-      return 0;
+    /** One benchmark part. */
+    interface Part {
+        void run(Harness harness) throws Exception;
     }
-    if (!line.words().isEmpty()) {
-      throw new IllegalArgumentException("unknown argument " + line.words().get(0));
+
+    static final Map<String, Part> PARTS = parts();
+
+    private static Map<String, Part> parts() {
+        Map<String, Part> parts = new LinkedHashMap<>();
+        parts.put("growth", GrowthBench::run);
+        parts.put("throughput", ThroughputBench::run);
+        parts.put("lowheap", LowHeapBench::run);
+        parts.put("stall", StallBench::run);
+        parts.put("overhead", OverheadBench::run);
+        return parts;
     }
-    boolean quick = line.has("--quick");
-    Set<String> only = new LinkedHashSet<>(PARTS.keySet());
-    if (line.value("--only") != null) {
-      only.clear();
-      for (String part : line.value("--only").split(",")) {
-        if (!PARTS.containsKey(part.trim())) {
-          throw new IllegalArgumentException(
-              "unknown part '" + part + "'; parts: " + String.join(",", PARTS.keySet()));
+
+    private final Harness h;
+    private final List<String> loads = new ArrayList<>();
+
+    private Bench(Harness harness) {
+        this.h = harness;
+    }
+
+    public static void main(String[] args) {
+        Command.exit("bench", args, Bench::run);
+    }
+
+    private static int run(String[] args) throws Exception {
+        Command.Line line = Command.parse(
+                args, Set.of("--quick", "--keep", "--chart-only"), Set.of("--only", "--out", "--work", "--repo"));
+        if (line.help()) {
+            System.out.println(USAGE);
+            return 0;
         }
-        only.add(part.trim());
-      }
+        if (!line.words().isEmpty()) {
+            throw new IllegalArgumentException(
+                    "unknown argument " + line.words().get(0));
+        }
+        boolean quick = line.has("--quick");
+        Set<String> only = new LinkedHashSet<>(PARTS.keySet());
+        if (line.value("--only") != null) {
+            only.clear();
+            for (String part : line.value("--only").split(",")) {
+                if (!PARTS.containsKey(part.trim())) {
+                    throw new IllegalArgumentException(
+                            "unknown part '" + part + "'; parts: " + String.join(",", PARTS.keySet()));
+                }
+                only.add(part.trim());
+            }
+        }
+        Path repo = line.path("--repo");
+        Path out = line.path("--out");
+        Path work = line.path("--work");
+        repo = (repo != null ? repo : Repo.locate(Bench.class)).toAbsolutePath().normalize();
+        if (out == null) {
+            out = quick ? repo.resolve("bench/target/bench-quick") : repo.resolve("docs/bench");
+        }
+        if (work == null) {
+            work = repo.resolve("bench/target/bench-work");
+        }
+        out = out.toAbsolutePath().normalize();
+        if (line.has("--chart-only")) {
+            GrowthChart.draw(out, quick);
+            return 0;
+        }
+        return new Bench(
+                        new Harness(repo, out, work.toAbsolutePath().normalize(), new Sizes(quick), line.has("--keep")))
+                .runParts(only);
     }
-    Path repo = line.path("--repo");
-    Path out = line.path("--out");
-    Path work = line.path("--work");
-    repo = (repo != null ? repo : Repo.locate(Bench.class)).toAbsolutePath().normalize();
-    if (out == null) {
-      out = quick ? repo.resolve("bench/target/bench-quick") : repo.resolve("docs/bench");
-    }
-    if (work == null) {
-      work = repo.resolve("bench/target/bench-work");
-    }
-    out = out.toAbsolutePath().normalize();
-    if (line.has("--chart-only")) {
-      GrowthChart.draw(out, quick);
-      return 0;
-    }
-    return new Bench(new Harness(repo, out, work.toAbsolutePath().normalize(), new Sizes(quick), line.has("--keep")))
-        .runParts(only);
-  }
 
-  private int runParts(Set<String> parts) throws Exception {
-    Path builtAgent = h.repo.resolve("agent/target/floe-agent.jar");
-    if (!Files.isRegularFile(builtAgent)) {
-      System.out.println(
-          "bench: the agent jar " + builtAgent + " does not exist: build it first"
-              + " (mvn -B -ntp -q -DskipTests package)");
-      return 2;
+    private int runParts(Set<String> parts) throws Exception {
+        Path builtAgent = h.repo.resolve("agent/target/floe-agent.jar");
+        if (!Files.isRegularFile(builtAgent)) {
+            System.out.println("bench: the agent jar " + builtAgent + " does not exist: build it first"
+                    + " (mvn -B -ntp -q -DskipTests package)");
+            return 2;
+        }
+        if (!Files.isRegularFile(h.floeProperties)) {
+            throw new IllegalArgumentException(
+                    h.floeProperties + " does not exist: is " + h.repo + " the floe repository?");
+        }
+        Files.createDirectories(h.out);
+        h.snapshotJars(builtAgent);
+        long start = System.nanoTime();
+        System.out.printf(
+                Locale.ROOT,
+                "bench: %s run of %s on %s; results in %s, runs under %s%n",
+                h.sizes.quick ? "a QUICK (smoke-test)" : "the full",
+                String.join(", ", parts),
+                Harness.machine(),
+                h.out,
+                h.work);
+        if (Harness.loadAverage() > Runtime.getRuntime().availableProcessors()) {
+            System.out.printf(
+                    Locale.ROOT,
+                    "bench: warning: the system load average is %.1f on %d cores: other work competes with the"
+                            + " runs, and timings will be noisy%n",
+                    Harness.loadAverage(),
+                    Runtime.getRuntime().availableProcessors());
+        }
+        for (String part : parts) {
+            long t0 = System.nanoTime();
+            System.out.println();
+            loads.add(String.format(Locale.ROOT, "%s %.1f", part, Harness.loadAverage()));
+            System.out.printf(Locale.ROOT, "== %s (system load average %.1f)%n", part, Harness.loadAverage());
+            try {
+                PARTS.get(part).run(h);
+            } catch (Exception e) {
+                h.failures.add(part + ": " + Ingest.describe(e));
+                System.out.println("bench: " + part + " failed: " + Ingest.describe(e));
+            }
+            System.out.printf(Locale.ROOT, "== %s took %.0f s%n", part, (System.nanoTime() - t0) / 1e9);
+        }
+        System.out.println();
+        System.out.print(Figure.table(h.figures));
+        writeSummary(parts, (System.nanoTime() - start) / 1e9);
+        for (String failure : h.failures) {
+            System.out.println("bench: FAILED " + failure);
+        }
+        System.out.printf(
+                Locale.ROOT,
+                "bench: done in %.1f min; summary in %s%n",
+                (System.nanoTime() - start) / 60e9,
+                h.out.resolve("summary.md"));
+        return h.failures.isEmpty() ? 0 : 1;
     }
-    if (!Files.isRegularFile(h.floeProperties)) {
-      throw new IllegalArgumentException(
-          h.floeProperties + " does not exist: is " + h.repo + " the floe repository?");
-    }
-    Files.createDirectories(h.out);
-    h.snapshotJars(builtAgent);
-    long start = System.nanoTime();
-    System.out.printf(
-        Locale.ROOT,
-        "bench: %s run of %s on %s; results in %s, runs under %s%n",
-        h.sizes.quick ? "a QUICK (smoke-test)" : "the full",
-        String.join(", ", parts),
-        Harness.machine(),
-        h.out,
-        h.work);
-    if (Harness.loadAverage() > Runtime.getRuntime().availableProcessors()) {
-      System.out.printf(
-          Locale.ROOT,
-          "bench: warning: the system load average is %.1f on %d cores: other work competes with the"
-              + " runs, and timings will be noisy%n",
-          Harness.loadAverage(), Runtime.getRuntime().availableProcessors());
-    }
-    for (String part : parts) {
-      long t0 = System.nanoTime();
-      System.out.println();
-      loads.add(String.format(Locale.ROOT, "%s %.1f", part, Harness.loadAverage()));
-      System.out.printf(Locale.ROOT, "== %s (system load average %.1f)%n", part, Harness.loadAverage());
-      try {
-        PARTS.get(part).run(h);
-      } catch (Exception e) {
-        h.failures.add(part + ": " + Ingest.describe(e));
-        System.out.println("bench: " + part + " failed: " + Ingest.describe(e));
-      }
-      System.out.printf(Locale.ROOT, "== %s took %.0f s%n", part, (System.nanoTime() - t0) / 1e9);
-    }
-    System.out.println();
-    System.out.print(Figure.table(h.figures));
-    writeSummary(parts, (System.nanoTime() - start) / 1e9);
-    for (String failure : h.failures) {
-      System.out.println("bench: FAILED " + failure);
-    }
-    System.out.printf(
-        Locale.ROOT, "bench: done in %.1f min; summary in %s%n",
-        (System.nanoTime() - start) / 60e9, h.out.resolve("summary.md"));
-    return h.failures.isEmpty() ? 0 : 1;
-  }
 
-  private void writeSummary(Set<String> parts, double seconds) throws IOException {
-    List<String> csv = new ArrayList<>();
-    csv.add("part,figure,measured,value,comparison,comparisonValue,unit,ratio,aim,met");
-    for (Figure f : h.figures) {
-      csv.add(f.csv());
+    private void writeSummary(Set<String> parts, double seconds) throws IOException {
+        List<String> csv = new ArrayList<>();
+        csv.add("part,figure,measured,value,comparison,comparisonValue,unit,ratio,aim,met");
+        for (Figure f : h.figures) {
+            csv.add(f.csv());
+        }
+        h.write("summary.csv", csv);
+        StringBuilder md = new StringBuilder();
+        md.append(String.format(
+                Locale.ROOT,
+                "%s run of %s, %s, on %s; %.0f minutes.%n%n",
+                h.sizes.quick ? "A QUICK (smoke-test sizes, not the benchmark)" : "The full",
+                String.join(", ", parts),
+                LocalDate.now(),
+                Harness.machine(),
+                seconds / 60));
+        md.append(String.format(
+                Locale.ROOT,
+                "System load average (1 min) as each part began: %s; at the end %.1f.%n%n",
+                String.join(", ", loads),
+                Harness.loadAverage()));
+        md.append(Figure.markdown(h.figures));
+        if (!h.failures.isEmpty()) {
+            md.append("\nFailed: ").append(String.join("; ", h.failures)).append('\n');
+        }
+        Files.writeString(h.out.resolve("summary.md"), md.toString());
     }
-    h.write("summary.csv", csv);
-    StringBuilder md = new StringBuilder();
-    md.append(
-        String.format(
-            Locale.ROOT,
-            "%s run of %s, %s, on %s; %.0f minutes.%n%n",
-            h.sizes.quick ? "A QUICK (smoke-test sizes, not the benchmark)" : "The full",
-            String.join(", ", parts), LocalDate.now(), Harness.machine(), seconds / 60));
-    md.append(
-        String.format(
-            Locale.ROOT,
-            "System load average (1 min) as each part began: %s; at the end %.1f.%n%n",
-            String.join(", ", loads), Harness.loadAverage()));
-    md.append(Figure.markdown(h.figures));
-    if (!h.failures.isEmpty()) {
-      md.append("\nFailed: ").append(String.join("; ", h.failures)).append('\n');
-    }
-    Files.writeString(h.out.resolve("summary.md"), md.toString());
-  }
 }

@@ -2,8 +2,8 @@ package dev.floe.bench;
 
 import dev.floe.samples.Ingest;
 import dev.floe.samples.IngestSettings;
-import dev.floe.samples.TableHandle;
 import dev.floe.samples.TableFacts;
+import dev.floe.samples.TableHandle;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Paths;
@@ -21,179 +21,185 @@ import org.apache.iceberg.TableProperties;
  * rewrote the table.
  */
 public final class BenchIngest extends Ingest {
-  static final String USAGE =
-      String.join(
-          "\n",
-          "usage: java -cp floe-bench.jar dev.floe.bench.BenchIngest \\",
-          "           <catalog.properties> <namespace.table> <commits> <rows-per-commit> <threads>",
-          "",
-          "The sample ingest (dev.floe.samples.Ingest --help: its arguments, -Dingest.* options and RESULT",
-          "line), with the benchmarks' options (system properties):",
-          "  -Dbench.mode=fast        (default) every commit is table.newFastAppend().appendFile(f).commit()",
-          "  -Dbench.mode=maintained  Iceberg's own in-process maintenance, the best a Java program does",
-          "                           without help: the table is created with",
-          "                           write.metadata.delete-after-commit.enabled=true and",
-          "                           write.metadata.previous-versions-max=10 (set on an existing table",
-          "                           too), every commit is table.newAppend() (manifests merge), and every",
-          "                           <expire-every> commits the committing thread runs",
-          "                           table.expireSnapshots().expireOlderThan(now).retainLast(10).commit()",
-          "                           (file clean-up on: expired manifests and lists are deleted). The",
-          "                           expiry's time counts in the latency of the commit that ran it, and",
-          "                           is also reported apart (maintenanceMs). expireOlderThan(now) is",
-          "                           needed: retainLast alone keeps every snapshot younger than",
-          "                           history.expire.max-snapshot-age-ms (5 days by default).",
-          "  -Dbench.expire-every=N   maintained mode: expire after every N-th commit (default 100)",
-          "  -Dbench.series-csv=PATH  write one CSV row per commit to PATH: commit (1-based, in order of",
-          "                           completion), endEpochMs, latencyMs, expireMs (maintained mode),",
-          "                           snapshots (the committing handle's, after the commit), and",
-          "                           metadataBytes (on disk, every <series-every>-th commit, else empty)",
-          "  -Dbench.series-every=K   how often the series samples metadataBytes (default 50)",
-          "  -Dbench.stop-after-collapse=N",
-          "                           stop N commits after the first observed history collapse (a commit",
-          "                           after which its handle held fewer snapshots than before: someone",
-          "                           else rewrote the table); <commits> stays the upper bound",
-          "  -Dbench.heap-probe-every=K",
-          "                           after every K-th commit (and at the end) run a full collection",
-          "                           (System.gc()) and note the heap still in use: liveHeapBytes is the",
-          "                           most seen, the program's live data (default 0: never; the",
-          "                           collections happen between commits, outside their latency)",
-          "",
-          "Its RESULT line adds: liveMetadataBytes= maintenanceMs= peakHeapBytes= peakLiveHeapBytes=",
-          "liveHeapBytes= firstCollapseAt= mode=",
-          "liveMetadataBytes counts only the metadata files the fresh table still references (its",
-          "metadata file, the previous ones its log names, manifest lists, manifests); maintenanceMs is",
-          "the total time of the expiries; peakHeapBytes the most used heap seen by a sampler every",
-          "10 ms over the whole run (garbage included); peakLiveHeapBytes the most heap in use right",
-          "after a garbage collection (the live data, though young collections leave old garbage in",
-          "place; 0 if none ran); liveHeapBytes the most heap in use after a probe's full collection",
-          "(-1 without -Dbench.heap-probe-every); firstCollapseAt the commit after which the first",
-          "collapse was seen (0: none).");
+    static final String USAGE = String.join(
+            "\n",
+            "usage: java -cp floe-bench.jar dev.floe.bench.BenchIngest \\",
+            "           <catalog.properties> <namespace.table> <commits> <rows-per-commit> <threads>",
+            "",
+            "The sample ingest (dev.floe.samples.Ingest --help: its arguments, -Dingest.* options and RESULT",
+            "line), with the benchmarks' options (system properties):",
+            "  -Dbench.mode=fast        (default) every commit is table.newFastAppend().appendFile(f).commit()",
+            "  -Dbench.mode=maintained  Iceberg's own in-process maintenance, the best a Java program does",
+            "                           without help: the table is created with",
+            "                           write.metadata.delete-after-commit.enabled=true and",
+            "                           write.metadata.previous-versions-max=10 (set on an existing table",
+            "                           too), every commit is table.newAppend() (manifests merge), and every",
+            "                           <expire-every> commits the committing thread runs",
+            "                           table.expireSnapshots().expireOlderThan(now).retainLast(10).commit()",
+            "                           (file clean-up on: expired manifests and lists are deleted). The",
+            "                           expiry's time counts in the latency of the commit that ran it, and",
+            "                           is also reported apart (maintenanceMs). expireOlderThan(now) is",
+            "                           needed: retainLast alone keeps every snapshot younger than",
+            "                           history.expire.max-snapshot-age-ms (5 days by default).",
+            "  -Dbench.expire-every=N   maintained mode: expire after every N-th commit (default 100)",
+            "  -Dbench.series-csv=PATH  write one CSV row per commit to PATH: commit (1-based, in order of",
+            "                           completion), endEpochMs, latencyMs, expireMs (maintained mode),",
+            "                           snapshots (the committing handle's, after the commit), and",
+            "                           metadataBytes (on disk, every <series-every>-th commit, else empty)",
+            "  -Dbench.series-every=K   how often the series samples metadataBytes (default 50)",
+            "  -Dbench.stop-after-collapse=N",
+            "                           stop N commits after the first observed history collapse (a commit",
+            "                           after which its handle held fewer snapshots than before: someone",
+            "                           else rewrote the table); <commits> stays the upper bound",
+            "  -Dbench.heap-probe-every=K",
+            "                           after every K-th commit (and at the end) run a full collection",
+            "                           (System.gc()) and note the heap still in use: liveHeapBytes is the",
+            "                           most seen, the program's live data (default 0: never; the",
+            "                           collections happen between commits, outside their latency)",
+            "",
+            "Its RESULT line adds: liveMetadataBytes= maintenanceMs= peakHeapBytes= peakLiveHeapBytes=",
+            "liveHeapBytes= firstCollapseAt= mode=",
+            "liveMetadataBytes counts only the metadata files the fresh table still references (its",
+            "metadata file, the previous ones its log names, manifest lists, manifests); maintenanceMs is",
+            "the total time of the expiries; peakHeapBytes the most used heap seen by a sampler every",
+            "10 ms over the whole run (garbage included); peakLiveHeapBytes the most heap in use right",
+            "after a garbage collection (the live data, though young collections leave old garbage in",
+            "place; 0 if none ran); liveHeapBytes the most heap in use after a probe's full collection",
+            "(-1 without -Dbench.heap-probe-every); firstCollapseAt the commit after which the first",
+            "collapse was seen (0: none).");
 
-  /** Maintained mode: snapshots expiry keeps, and metadata files delete-after-commit keeps. */
-  static final int RETAIN_LAST = 10;
+    /** Maintained mode: snapshots expiry keeps, and metadata files delete-after-commit keeps. */
+    static final int RETAIN_LAST = 10;
 
-  private final boolean maintained;
-  private final int expireEvery;
-  private final int seriesEvery;
-  private final int stopAfterCollapse;
-  private final int heapProbeEvery;
-  private final SeriesCsv series;
-  private final HeapWatch heap;
-  private final AtomicInteger commits = new AtomicInteger();
-  private final AtomicInteger firstCollapseAt = new AtomicInteger();
-  private final AtomicLong maintenanceNanos = new AtomicLong();
-  private final ThreadLocal<long[]> expireNanos = ThreadLocal.withInitial(() -> new long[1]);
-  private volatile boolean stop;
+    private final boolean maintained;
+    private final int expireEvery;
+    private final int seriesEvery;
+    private final int stopAfterCollapse;
+    private final int heapProbeEvery;
+    private final SeriesCsv series;
+    private final HeapWatch heap;
+    private final AtomicInteger commits = new AtomicInteger();
+    private final AtomicInteger firstCollapseAt = new AtomicInteger();
+    private final AtomicLong maintenanceNanos = new AtomicLong();
+    private final ThreadLocal<long[]> expireNanos = ThreadLocal.withInitial(() -> new long[1]);
+    private volatile boolean stop;
 
-  private BenchIngest(IngestSettings settings) {
-    super(settings);
-    maintained = IngestSettings.choice("bench.mode", "fast", "maintained").equals("maintained");
-    expireEvery = (int) IngestSettings.option("bench.expire-every", 100, 1);
-    seriesEvery = (int) IngestSettings.option("bench.series-every", 50, 1);
-    stopAfterCollapse = (int) IngestSettings.option("bench.stop-after-collapse", -1, 0);
-    heapProbeEvery = (int) IngestSettings.option("bench.heap-probe-every", 0, 0);
-    String csv = System.getProperty("bench.series-csv", "").trim();
-    heap = new HeapWatch();
-    try {
-      series = csv.isEmpty() ? null : new SeriesCsv(Paths.get(csv).toAbsolutePath().normalize());
-    } catch (IOException e) {
-      heap.close();
-      throw new UncheckedIOException("cannot write the series " + csv, e);
+    private BenchIngest(IngestSettings settings) {
+        super(settings);
+        maintained = IngestSettings.choice("bench.mode", "fast", "maintained").equals("maintained");
+        expireEvery = (int) IngestSettings.option("bench.expire-every", 100, 1);
+        seriesEvery = (int) IngestSettings.option("bench.series-every", 50, 1);
+        stopAfterCollapse = (int) IngestSettings.option("bench.stop-after-collapse", -1, 0);
+        heapProbeEvery = (int) IngestSettings.option("bench.heap-probe-every", 0, 0);
+        String csv = System.getProperty("bench.series-csv", "").trim();
+        heap = new HeapWatch();
+        try {
+            series = csv.isEmpty()
+                    ? null
+                    : new SeriesCsv(Paths.get(csv).toAbsolutePath().normalize());
+        } catch (IOException e) {
+            heap.close();
+            throw new UncheckedIOException("cannot write the series " + csv, e);
+        }
     }
-  }
 
-  public static void main(String[] args) {
-    int status = run(USAGE, args, System.out, BenchIngest::new);
-    System.out.flush();
-    System.err.flush();
-    System.exit(status);
-  }
+    public static void main(String[] args) {
+        int status = run(USAGE, args, System.out, BenchIngest::new);
+        System.out.flush();
+        System.err.flush();
+        System.exit(status);
+    }
 
-  @Override
-  protected Map<String, String> tableProperties() {
-    return maintained
-        ? Map.of(
-            TableProperties.METADATA_DELETE_AFTER_COMMIT_ENABLED, "true",
-            TableProperties.METADATA_PREVIOUS_VERSIONS_MAX, Integer.toString(RETAIN_LAST))
-        : Map.of();
-  }
+    @Override
+    protected Map<String, String> tableProperties() {
+        return maintained
+                ? Map.of(
+                        TableProperties.METADATA_DELETE_AFTER_COMMIT_ENABLED,
+                        "true",
+                        TableProperties.METADATA_PREVIOUS_VERSIONS_MAX,
+                        Integer.toString(RETAIN_LAST))
+                : Map.of();
+    }
 
-  @Override
-  protected void commit(TableHandle handle, DataFile file) throws Exception {
-    long expired = 0;
-    if (!maintained) {
-      super.commit(handle, file);
-    } else {
-      handle.table().newAppend().appendFile(file).commit();
-      if (commits.incrementAndGet() % expireEvery == 0) {
-        long e0 = System.nanoTime();
-        handle
-            .table()
-            .expireSnapshots()
-            .expireOlderThan(System.currentTimeMillis())
-            .retainLast(RETAIN_LAST)
-            .commit();
-        expired = System.nanoTime() - e0;
-        maintenanceNanos.addAndGet(expired);
-        handle.rewroteHistory();
-      }
+    @Override
+    protected void commit(TableHandle handle, DataFile file) throws Exception {
+        long expired = 0;
+        if (!maintained) {
+            super.commit(handle, file);
+        } else {
+            handle.table().newAppend().appendFile(file).commit();
+            if (commits.incrementAndGet() % expireEvery == 0) {
+                long e0 = System.nanoTime();
+                handle.table()
+                        .expireSnapshots()
+                        .expireOlderThan(System.currentTimeMillis())
+                        .retainLast(RETAIN_LAST)
+                        .commit();
+                expired = System.nanoTime() - e0;
+                maintenanceNanos.addAndGet(expired);
+                handle.rewroteHistory();
+            }
+        }
+        expireNanos.get()[0] = expired;
     }
-    expireNanos.get()[0] = expired;
-  }
 
-  @Override
-  protected void committed(Commit commit) throws IOException {
-    if (commit.handleCollapses() > 0 && firstCollapseAt.get() == 0) {
-      firstCollapseAt.compareAndSet(0, commit.number());
+    @Override
+    protected void committed(Commit commit) throws IOException {
+        if (commit.handleCollapses() > 0 && firstCollapseAt.get() == 0) {
+            firstCollapseAt.compareAndSet(0, commit.number());
+        }
+        if (heapProbeEvery > 0 && commit.number() % heapProbeEvery == 0) {
+            heap.probeLive();
+        }
+        if (series != null) {
+            long metadata = -1;
+            if (commit.number() % seriesEvery == 0) {
+                metadata = TableFacts.metadataBytes(commit.table().location());
+            }
+            series.row(
+                    commit.number(),
+                    commit.endMillis(),
+                    commit.latencyNanos(),
+                    expireNanos.get()[0],
+                    commit.snapshots(),
+                    metadata);
+        }
+        int collapsedAt = firstCollapseAt.get();
+        if (stopAfterCollapse >= 0 && collapsedAt > 0 && commit.number() >= collapsedAt + stopAfterCollapse) {
+            stop = true;
+        }
     }
-    if (heapProbeEvery > 0 && commit.number() % heapProbeEvery == 0) {
-      heap.probeLive();
-    }
-    if (series != null) {
-      long metadata = -1;
-      if (commit.number() % seriesEvery == 0) {
-        metadata = TableFacts.metadataBytes(commit.table().location());
-      }
-      series.row(
-          commit.number(), commit.endMillis(), commit.latencyNanos(), expireNanos.get()[0],
-          commit.snapshots(), metadata);
-    }
-    int collapsedAt = firstCollapseAt.get();
-    if (stopAfterCollapse >= 0 && collapsedAt > 0 && commit.number() >= collapsedAt + stopAfterCollapse) {
-      stop = true;
-    }
-  }
 
-  @Override
-  protected boolean stopRequested() {
-    return stop;
-  }
+    @Override
+    protected boolean stopRequested() {
+        return stop;
+    }
 
-  @Override
-  protected void report(Table table, Map<String, String> values) throws IOException {
-    if (series != null) {
-      series.close();
+    @Override
+    protected void report(Table table, Map<String, String> values) throws IOException {
+        if (series != null) {
+            series.close();
+        }
+        if (heapProbeEvery > 0) {
+            heap.probeLive();
+        }
+        values.put("peakHeapBytes", Long.toString(heap.peakUsedBytes()));
+        values.put("peakLiveHeapBytes", Long.toString(heap.peakLiveBytes()));
+        values.put("liveHeapBytes", Long.toString(heapProbeEvery > 0 ? heap.probedLiveBytes() : -1));
+        values.put("liveMetadataBytes", Long.toString(LiveMetadata.bytes(table)));
+        values.put("maintenanceMs", Long.toString(maintenanceNanos.get() / 1_000_000));
+        values.put("firstCollapseAt", Integer.toString(firstCollapseAt.get()));
+        values.put("mode", maintained ? "maintained" : "fast");
     }
-    if (heapProbeEvery > 0) {
-      heap.probeLive();
-    }
-    values.put("peakHeapBytes", Long.toString(heap.peakUsedBytes()));
-    values.put("peakLiveHeapBytes", Long.toString(heap.peakLiveBytes()));
-    values.put("liveHeapBytes", Long.toString(heapProbeEvery > 0 ? heap.probedLiveBytes() : -1));
-    values.put("liveMetadataBytes", Long.toString(LiveMetadata.bytes(table)));
-    values.put("maintenanceMs", Long.toString(maintenanceNanos.get() / 1_000_000));
-    values.put("firstCollapseAt", Integer.toString(firstCollapseAt.get()));
-    values.put("mode", maintained ? "maintained" : "fast");
-  }
 
-  @Override
-  public void close() throws IOException {
-    try {
-      if (series != null) {
-        series.close();
-      }
-    } finally {
-      heap.close();
+    @Override
+    public void close() throws IOException {
+        try {
+            if (series != null) {
+                series.close();
+            }
+        } finally {
+            heap.close();
+        }
     }
-  }
 }

@@ -12,50 +12,49 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * {@code RebuildFailures}, {@code LastReport} and {@code LastError}.
  */
 final class FloeMBeans {
-  private FloeMBeans() {}
+    private FloeMBeans() {}
 
-  static void requireAgent() throws Exception {
-    if (!server().isRegistered(new ObjectName("dev.floe:type=Agent"))) {
-      throw new IllegalStateException(
-          "no MBean dev.floe:type=Agent: run this with the floe agent attached"
-              + " (-javaagent:floe-agent.jar) and floe.jmx=true");
+    static void requireAgent() throws Exception {
+        if (!server().isRegistered(new ObjectName("dev.floe:type=Agent"))) {
+            throw new IllegalStateException("no MBean dev.floe:type=Agent: run this with the floe agent attached"
+                    + " (-javaagent:floe-agent.jar) and floe.jmx=true");
+        }
     }
-  }
 
-  /** The rebuilds and failed rebuilds of {@code id} so far. */
-  static long[] rebuildsAndFailures(TableIdentifier id) throws Exception {
-    return new long[] {attribute(id, "Rebuilds", 0L), attribute(id, "RebuildFailures", 0L)};
-  }
-
-  /** Waits for the table's Rebuilds to pass {@code before[0]}; its LastReport, or throws. */
-  static String awaitRebuild(TableIdentifier id, long[] before) throws Exception {
-    long deadline = System.nanoTime() + 30L * 60 * 1_000_000_000L;
-    while (System.nanoTime() < deadline) {
-      if (attribute(id, "Rebuilds", 0L) > before[0]) {
-        return String.valueOf(server().getAttribute(name(id), "LastReport"));
-      }
-      if (attribute(id, "RebuildFailures", 0L) > before[1]) {
-        throw new IllegalStateException(
-            "the rebuild of " + id + " failed: " + server().getAttribute(name(id), "LastError"));
-      }
-      Thread.sleep(20);
+    /** The rebuilds and failed rebuilds of {@code id} so far. */
+    static long[] rebuildsAndFailures(TableIdentifier id) throws Exception {
+        return new long[] {attribute(id, "Rebuilds", 0L), attribute(id, "RebuildFailures", 0L)};
     }
-    throw new IllegalStateException("no rebuild of " + id + " within 30 minutes");
-  }
 
-  private static long attribute(TableIdentifier id, String attribute, long absent) throws Exception {
-    try {
-      return ((Number) server().getAttribute(name(id), attribute)).longValue();
-    } catch (InstanceNotFoundException e) {
-      return absent;
+    /** Waits for the table's Rebuilds to pass {@code before[0]}; its LastReport, or throws. */
+    static String awaitRebuild(TableIdentifier id, long[] before) throws Exception {
+        long deadline = System.nanoTime() + 30L * 60 * 1_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            if (attribute(id, "Rebuilds", 0L) > before[0]) {
+                return String.valueOf(server().getAttribute(name(id), "LastReport"));
+            }
+            if (attribute(id, "RebuildFailures", 0L) > before[1]) {
+                throw new IllegalStateException(
+                        "the rebuild of " + id + " failed: " + server().getAttribute(name(id), "LastError"));
+            }
+            Thread.sleep(20);
+        }
+        throw new IllegalStateException("no rebuild of " + id + " within 30 minutes");
     }
-  }
 
-  private static MBeanServer server() {
-    return ManagementFactory.getPlatformMBeanServer();
-  }
+    private static long attribute(TableIdentifier id, String attribute, long absent) throws Exception {
+        try {
+            return ((Number) server().getAttribute(name(id), attribute)).longValue();
+        } catch (InstanceNotFoundException e) {
+            return absent;
+        }
+    }
 
-  private static ObjectName name(TableIdentifier id) throws Exception {
-    return new ObjectName("dev.floe:type=Table,name=" + id);
-  }
+    private static MBeanServer server() {
+        return ManagementFactory.getPlatformMBeanServer();
+    }
+
+    private static ObjectName name(TableIdentifier id) throws Exception {
+        return new ObjectName("dev.floe:type=Table,name=" + id);
+    }
 }

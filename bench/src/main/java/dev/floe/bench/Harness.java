@@ -18,152 +18,163 @@ import java.util.stream.Stream;
  * and the figures and failures they report.
  */
 final class Harness {
-  final Path repo;
-  final Path out;
-  final Path work;
-  final Sizes sizes;
-  final Path floeProperties;
-  final List<Figure> figures = new ArrayList<>();
-  final List<String> failures = new ArrayList<>();
-  private final boolean keep;
-  private Path agentJar;
-  private String classPath;
+    final Path repo;
+    final Path out;
+    final Path work;
+    final Sizes sizes;
+    final Path floeProperties;
+    final List<Figure> figures = new ArrayList<>();
+    final List<String> failures = new ArrayList<>();
+    private final boolean keep;
+    private Path agentJar;
+    private String classPath;
 
-  Harness(Path repo, Path out, Path work, Sizes sizes, boolean keep) {
-    this.repo = repo;
-    this.out = out;
-    this.work = work;
-    this.sizes = sizes;
-    this.keep = keep;
-    this.floeProperties = repo.resolve("samples/floe.properties");
-  }
+    Harness(Path repo, Path out, Path work, Sizes sizes, boolean keep) {
+        this.repo = repo;
+        this.out = out;
+        this.work = work;
+        this.sizes = sizes;
+        this.keep = keep;
+        this.floeProperties = repo.resolve("samples/floe.properties");
+    }
 
-  /**
-   * Copies the agent jar and this jar with its lib/ into the work directory, so a rebuild of the
-   * repository during the run does not change what runs.
-   */
-  void snapshotJars(Path builtAgent) throws IOException {
-    Path cp = work.resolve("cp");
-    Files.createDirectories(cp);
-    Files.createDirectories(work.resolve("logs"));
-    agentJar = cp.resolve("floe-agent.jar");
-    Files.copy(builtAgent, agentJar, StandardCopyOption.REPLACE_EXISTING);
-    String own = ChildJvm.classPathOf(Bench.class);
-    Path ownJar = Path.of(own);
-    if (own.endsWith(".jar") && Files.isRegularFile(ownJar) && ownJar.getParent() != null) {
-      Path lib = ownJar.getParent().resolve("lib");
-      Path copiedLib = cp.resolve("lib");
-      Files.createDirectories(copiedLib);
-      if (Files.isDirectory(lib)) {
-        try (Stream<Path> jars = Files.list(lib)) {
-          for (Path jar : (Iterable<Path>) jars::iterator) {
-            Files.copy(jar, copiedLib.resolve(jar.getFileName()), StandardCopyOption.REPLACE_EXISTING);
-          }
+    /**
+     * Copies the agent jar and this jar with its lib/ into the work directory, so a rebuild of the
+     * repository during the run does not change what runs.
+     */
+    void snapshotJars(Path builtAgent) throws IOException {
+        Path cp = work.resolve("cp");
+        Files.createDirectories(cp);
+        Files.createDirectories(work.resolve("logs"));
+        agentJar = cp.resolve("floe-agent.jar");
+        Files.copy(builtAgent, agentJar, StandardCopyOption.REPLACE_EXISTING);
+        String own = ChildJvm.classPathOf(Bench.class);
+        Path ownJar = Path.of(own);
+        if (own.endsWith(".jar") && Files.isRegularFile(ownJar) && ownJar.getParent() != null) {
+            Path lib = ownJar.getParent().resolve("lib");
+            Path copiedLib = cp.resolve("lib");
+            Files.createDirectories(copiedLib);
+            if (Files.isDirectory(lib)) {
+                try (Stream<Path> jars = Files.list(lib)) {
+                    for (Path jar : (Iterable<Path>) jars::iterator) {
+                        Files.copy(jar, copiedLib.resolve(jar.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+                    }
+                }
+            }
+            Path copied = cp.resolve(ownJar.getFileName());
+            Files.copy(ownJar, copied, StandardCopyOption.REPLACE_EXISTING);
+            classPath = copied.toString();
+        } else {
+            classPath = own; // running from classes (an IDE, a test): use them as they are
         }
-      }
-      Path copied = cp.resolve(ownJar.getFileName());
-      Files.copy(ownJar, copied, StandardCopyOption.REPLACE_EXISTING);
-      classPath = copied.toString();
-    } else {
-      classPath = own; // running from classes (an IDE, a test): use them as they are
     }
-  }
 
-  /** {@code -javaagent:<the copied agent jar>=samples/floe.properties}. */
-  String agent() {
-    return ChildJvm.agentArg(agentJar, floeProperties);
-  }
-
-  /** Runs {@code main} as a child JVM in the repository, its log under work/logs/<name>.log. */
-  ChildJvm.Run run(String name, List<String> jvm, Class<?> main, List<String> args)
-      throws IOException, InterruptedException {
-    Path log = work.resolve("logs").resolve(name + ".log");
-    System.out.printf(Locale.ROOT, "  %s: running (log %s)%n", name, log);
-    ChildJvm.Run child =
-        new ChildJvm(main.getName(), args).jvm(jvm).classPath(classPath).directory(repo).run(log);
-    System.out.printf(Locale.ROOT, "  %s: exit %d, %.1f s%n", name, child.exitCode(), child.seconds());
-    return child;
-  }
-
-  /** The benchmarks' ingest host on a table bench.events of the catalog in {@code dir}. */
-  ChildJvm.Run ingest(String name, List<String> jvm, Path dir, long commits, long rowsPerCommit, int threads)
-      throws IOException, InterruptedException {
-    return run(
-        name, jvm, BenchIngest.class,
-        List.of(catalogProperties(dir).toString(), "bench.events", Long.toString(commits),
-            Long.toString(rowsPerCommit), Integer.toString(threads)));
-  }
-
-  /** An empty directory work/<name>. */
-  Path freshDir(String name) throws IOException {
-    Path dir = work.resolve(name);
-    Repo.deleteRecursively(dir);
-    Files.createDirectories(dir);
-    return dir;
-  }
-
-  /** Deletes what is in {@code dir} but {@code except}, unless --keep. */
-  void deleteUnlessKept(Path dir, Path except) throws IOException {
-    if (keep) {
-      return;
+    /** {@code -javaagent:<the copied agent jar>=samples/floe.properties}. */
+    String agent() {
+        return ChildJvm.agentArg(agentJar, floeProperties);
     }
-    try (Stream<Path> children = Files.list(dir)) {
-      for (Path child : (Iterable<Path>) children::iterator) {
-        if (!child.equals(except)) {
-          Repo.deleteRecursively(child);
+
+    /** Runs {@code main} as a child JVM in the repository, its log under work/logs/<name>.log. */
+    ChildJvm.Run run(String name, List<String> jvm, Class<?> main, List<String> args)
+            throws IOException, InterruptedException {
+        Path log = work.resolve("logs").resolve(name + ".log");
+        System.out.printf(Locale.ROOT, "  %s: running (log %s)%n", name, log);
+        ChildJvm.Run child = new ChildJvm(main.getName(), args)
+                .jvm(jvm)
+                .classPath(classPath)
+                .directory(repo)
+                .run(log);
+        System.out.printf(Locale.ROOT, "  %s: exit %d, %.1f s%n", name, child.exitCode(), child.seconds());
+        return child;
+    }
+
+    /** The benchmarks' ingest host on a table bench.events of the catalog in {@code dir}. */
+    ChildJvm.Run ingest(String name, List<String> jvm, Path dir, long commits, long rowsPerCommit, int threads)
+            throws IOException, InterruptedException {
+        return run(
+                name,
+                jvm,
+                BenchIngest.class,
+                List.of(
+                        catalogProperties(dir).toString(),
+                        "bench.events",
+                        Long.toString(commits),
+                        Long.toString(rowsPerCommit),
+                        Integer.toString(threads)));
+    }
+
+    /** An empty directory work/<name>. */
+    Path freshDir(String name) throws IOException {
+        Path dir = work.resolve(name);
+        Repo.deleteRecursively(dir);
+        Files.createDirectories(dir);
+        return dir;
+    }
+
+    /** Deletes what is in {@code dir} but {@code except}, unless --keep. */
+    void deleteUnlessKept(Path dir, Path except) throws IOException {
+        if (keep) {
+            return;
         }
-      }
+        try (Stream<Path> children = Files.list(dir)) {
+            for (Path child : (Iterable<Path>) children::iterator) {
+                if (!child.equals(except)) {
+                    Repo.deleteRecursively(child);
+                }
+            }
+        }
     }
-  }
 
-  /** dir/catalog.properties: a MapDB catalog with its warehouse and file in {@code dir}. */
-  static Path catalogProperties(Path dir) throws IOException {
-    Path file = dir.resolve("catalog.properties");
-    Files.writeString(
-        file,
-        String.join(
-            "\n",
-            "catalog-impl=dev.floe.catalog.MapDbCatalog",
-            "warehouse=" + dir.resolve("warehouse"),
-            "uri=" + dir.resolve("catalog.db"),
-            ""));
-    return file;
-  }
-
-  /** Writes out/<file>. */
-  void write(String file, List<String> lines) throws IOException {
-    Files.write(out.resolve(file), lines);
-  }
-
-  static double loadAverage() {
-    return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
-  }
-
-  static String machine() {
-    long memory = -1;
-    if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean) {
-      memory =
-          ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-              .getTotalMemorySize();
+    /** dir/catalog.properties: a MapDB catalog with its warehouse and file in {@code dir}. */
+    static Path catalogProperties(Path dir) throws IOException {
+        Path file = dir.resolve("catalog.properties");
+        Files.writeString(
+                file,
+                String.join(
+                        "\n",
+                        "catalog-impl=dev.floe.catalog.MapDbCatalog",
+                        "warehouse=" + dir.resolve("warehouse"),
+                        "uri=" + dir.resolve("catalog.db"),
+                        ""));
+        return file;
     }
-    return String.format(
-        Locale.ROOT, "%d cores, %.0f GiB, Java %s", Runtime.getRuntime().availableProcessors(),
-        memory / (double) (1L << 30), System.getProperty("java.version"));
-  }
 
-  /** The p-th percentile (nearest rank) of {@code values}; NaN if empty. */
-  static double percentile(List<Double> values, double p) {
-    if (values.isEmpty()) {
-      return Double.NaN;
+    /** Writes out/<file>. */
+    void write(String file, List<String> lines) throws IOException {
+        Files.write(out.resolve(file), lines);
     }
-    List<Double> sorted = new ArrayList<>(values);
-    sorted.sort(null);
-    int index = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
-    return sorted.get(Math.max(0, Math.min(sorted.size() - 1, index)));
-  }
 
-  /** A RESULT value as a number. */
-  static double num(Map<String, String> result, String key) {
-    return dev.floe.samples.ResultLine.number(result, key);
-  }
+    static double loadAverage() {
+        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    }
+
+    static String machine() {
+        long memory = -1;
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean) {
+            memory = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                    .getTotalMemorySize();
+        }
+        return String.format(
+                Locale.ROOT,
+                "%d cores, %.0f GiB, Java %s",
+                Runtime.getRuntime().availableProcessors(),
+                memory / (double) (1L << 30),
+                System.getProperty("java.version"));
+    }
+
+    /** The p-th percentile (nearest rank) of {@code values}; NaN if empty. */
+    static double percentile(List<Double> values, double p) {
+        if (values.isEmpty()) {
+            return Double.NaN;
+        }
+        List<Double> sorted = new ArrayList<>(values);
+        sorted.sort(null);
+        int index = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
+        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, index)));
+    }
+
+    /** A RESULT value as a number. */
+    static double num(Map<String, String> result, String key) {
+        return dev.floe.samples.ResultLine.number(result, key);
+    }
 }

@@ -33,118 +33,116 @@ import javax.management.openmbean.CompositeData;
  * </ul>
  */
 final class HeapWatch implements AutoCloseable {
-  private static final String GC_NOTIFICATION =
-      com.sun.management.GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION;
+    private static final String GC_NOTIFICATION =
+            com.sun.management.GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION;
 
-  private final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
-  private final AtomicLong peakUsed = new AtomicLong();
-  private final AtomicLong peakLive = new AtomicLong();
-  private final AtomicLong probedLive = new AtomicLong();
-  private final Set<String> heapPools = new HashSet<>();
-  private final List<NotificationEmitter> emitters = new ArrayList<>();
-  private final NotificationListener listener = this::onGc;
-  private final Thread sampler;
-  private volatile boolean running = true;
+    private final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+    private final AtomicLong peakUsed = new AtomicLong();
+    private final AtomicLong peakLive = new AtomicLong();
+    private final AtomicLong probedLive = new AtomicLong();
+    private final Set<String> heapPools = new HashSet<>();
+    private final List<NotificationEmitter> emitters = new ArrayList<>();
+    private final NotificationListener listener = this::onGc;
+    private final Thread sampler;
+    private volatile boolean running = true;
 
-  HeapWatch() {
-    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-      if (pool.getType() == MemoryType.HEAP) {
-        heapPools.add(pool.getName());
-      }
-    }
-    for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
-      if (gc instanceof NotificationEmitter) {
-        NotificationEmitter emitter = (NotificationEmitter) gc;
-        emitter.addNotificationListener(listener, null, null);
-        emitters.add(emitter);
-      }
-    }
-    sampler =
-        new Thread(
-            () -> {
-              while (running) {
-                sample();
-                try {
-                  Thread.sleep(10);
-                } catch (InterruptedException e) {
-                  return;
-                }
-              }
-            },
-            "heap-watch");
-    sampler.setDaemon(true);
-    sampler.start();
-  }
-
-  /** Forgets the peaks seen so far: what follows is measured afresh. */
-  void reset() {
-    peakUsed.set(0);
-    peakLive.set(0);
-    sample();
-  }
-
-  long peakUsedBytes() {
-    sample();
-    return peakUsed.get();
-  }
-
-  long peakLiveBytes() {
-    return peakLive.get();
-  }
-
-  /**
-   * Runs a full collection ({@code System.gc()}) and notes the heap still in use: the live data at
-   * this moment, garbage of every generation gone. Returns it.
-   */
-  long probeLive() {
-    System.gc();
-    long used = memory.getHeapMemoryUsage().getUsed();
-    probedLive.accumulateAndGet(used, Math::max);
-    return used;
-  }
-
-  /** The most heap in use after any {@link #probeLive()}; 0 if none ran. */
-  long probedLiveBytes() {
-    return probedLive.get();
-  }
-
-  private void sample() {
-    long used = memory.getHeapMemoryUsage().getUsed();
-    peakUsed.accumulateAndGet(used, Math::max);
-  }
-
-  private void onGc(Notification notification, Object handback) {
-    if (!GC_NOTIFICATION.equals(notification.getType())
-        || !(notification.getUserData() instanceof CompositeData)) {
-      return;
-    }
-    try {
-      com.sun.management.GarbageCollectionNotificationInfo info =
-          com.sun.management.GarbageCollectionNotificationInfo.from(
-              (CompositeData) notification.getUserData());
-      long live = 0;
-      for (Map.Entry<String, MemoryUsage> pool :
-          info.getGcInfo().getMemoryUsageAfterGc().entrySet()) {
-        if (heapPools.contains(pool.getKey())) {
-          live += pool.getValue().getUsed();
+    HeapWatch() {
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == MemoryType.HEAP) {
+                heapPools.add(pool.getName());
+            }
         }
-      }
-      peakLive.accumulateAndGet(live, Math::max);
-    } catch (RuntimeException e) {
-      // a notification of a shape we do not know: ignore it
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            if (gc instanceof NotificationEmitter) {
+                NotificationEmitter emitter = (NotificationEmitter) gc;
+                emitter.addNotificationListener(listener, null, null);
+                emitters.add(emitter);
+            }
+        }
+        sampler = new Thread(
+                () -> {
+                    while (running) {
+                        sample();
+                        try {
+                            Thread.sleep(10);
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                    }
+                },
+                "heap-watch");
+        sampler.setDaemon(true);
+        sampler.start();
     }
-  }
 
-  @Override
-  public void close() {
-    running = false;
-    sampler.interrupt();
-    for (NotificationEmitter emitter : emitters) {
-      try {
-        emitter.removeNotificationListener(listener);
-      } catch (Exception e) {
-        // already gone
-      }
+    /** Forgets the peaks seen so far: what follows is measured afresh. */
+    void reset() {
+        peakUsed.set(0);
+        peakLive.set(0);
+        sample();
     }
-  }
+
+    long peakUsedBytes() {
+        sample();
+        return peakUsed.get();
+    }
+
+    long peakLiveBytes() {
+        return peakLive.get();
+    }
+
+    /**
+     * Runs a full collection ({@code System.gc()}) and notes the heap still in use: the live data at
+     * this moment, garbage of every generation gone. Returns it.
+     */
+    long probeLive() {
+        System.gc();
+        long used = memory.getHeapMemoryUsage().getUsed();
+        probedLive.accumulateAndGet(used, Math::max);
+        return used;
+    }
+
+    /** The most heap in use after any {@link #probeLive()}; 0 if none ran. */
+    long probedLiveBytes() {
+        return probedLive.get();
+    }
+
+    private void sample() {
+        long used = memory.getHeapMemoryUsage().getUsed();
+        peakUsed.accumulateAndGet(used, Math::max);
+    }
+
+    private void onGc(Notification notification, Object handback) {
+        if (!GC_NOTIFICATION.equals(notification.getType()) || !(notification.getUserData() instanceof CompositeData)) {
+            return;
+        }
+        try {
+            com.sun.management.GarbageCollectionNotificationInfo info =
+                    com.sun.management.GarbageCollectionNotificationInfo.from(
+                            (CompositeData) notification.getUserData());
+            long live = 0;
+            for (Map.Entry<String, MemoryUsage> pool :
+                    info.getGcInfo().getMemoryUsageAfterGc().entrySet()) {
+                if (heapPools.contains(pool.getKey())) {
+                    live += pool.getValue().getUsed();
+                }
+            }
+            peakLive.accumulateAndGet(live, Math::max);
+        } catch (RuntimeException e) {
+            // a notification of a shape we do not know: ignore it
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        sampler.interrupt();
+        for (NotificationEmitter emitter : emitters) {
+            try {
+                emitter.removeNotificationListener(listener);
+            } catch (Exception e) {
+                // already gone
+            }
+        }
+    }
 }

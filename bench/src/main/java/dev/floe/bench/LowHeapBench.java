@@ -13,50 +13,85 @@ import java.util.Map;
  * ({@link RebuildHost} low-heap): lowheap.csv.
  */
 final class LowHeapBench {
-  private LowHeapBench() {}
+    private LowHeapBench() {}
 
-  static void run(Harness h) throws Exception {
-    Path dir = h.freshDir("lowheap");
-    int files = h.sizes.lowHeapFiles;
-    ChildJvm.Run child =
-        h.run(
-            "lowheap",
-            List.of("-Xmx128m", h.agent(), "-Dfloe.trigger.snapshots=" + (files + 1)),
-            RebuildHost.class,
-            List.of("low-heap", Harness.catalogProperties(dir).toString(), Long.toString(h.sizes.lowHeapBytes),
-                Integer.toString(files)));
-    Map<String, String> r = child.result();
-    if (r == null) {
-      throw new IllegalStateException(
-          "the low-heap host printed no RESULT (exit " + child.exitCode() + "): " + child.lastError());
+    static void run(Harness h) throws Exception {
+        Path dir = h.freshDir("lowheap");
+        int files = h.sizes.lowHeapFiles;
+        ChildJvm.Run child = h.run(
+                "lowheap",
+                List.of("-Xmx128m", h.agent(), "-Dfloe.trigger.snapshots=" + (files + 1)),
+                RebuildHost.class,
+                List.of(
+                        "low-heap",
+                        Harness.catalogProperties(dir).toString(),
+                        Long.toString(h.sizes.lowHeapBytes),
+                        Integer.toString(files)));
+        Map<String, String> r = child.result();
+        if (r == null) {
+            throw new IllegalStateException(
+                    "the low-heap host printed no RESULT (exit " + child.exitCode() + "): " + child.lastError());
+        }
+        List<String> csv = new ArrayList<>();
+        csv.add(
+                "ok,rows,dataBytes,maxHeapBytes,dataToHeap,peakHeapBytes,peakLiveHeapBytes,rebuildMs,streamMs,filesAfter,exitCode");
+        csv.add(String.join(
+                ",",
+                r.get("ok"),
+                r.get("rows"),
+                r.get("dataBytes"),
+                r.get("maxHeapBytes"),
+                r.get("dataToHeap"),
+                r.get("peakHeapBytes"),
+                r.get("peakLiveHeapBytes"),
+                r.getOrDefault("rebuildMs", ""),
+                r.getOrDefault("streamMs", ""),
+                r.getOrDefault("filesAfter", ""),
+                Integer.toString(child.exitCode())));
+        h.write("lowheap.csv", csv);
+        boolean ok = "true".equals(r.get("ok"));
+        System.out.printf(
+                Locale.ROOT,
+                "  -Xmx128m rebuild of %s (%sx the heap): %s; peak heap %s used, %s live after GC%n",
+                Units.bytes(r.get("dataBytes")),
+                r.get("dataToHeap"),
+                ok ? "succeeded" : "FAILED " + r.getOrDefault("error", ""),
+                Units.bytes(r.get("peakHeapBytes")),
+                Units.bytes(r.get("peakLiveHeapBytes")));
+        h.figures.add(Figure.ratio(
+                "3",
+                "-Xmx128m rebuild: table on disk / max heap" + (ok ? " (succeeded)" : " (FAILED)"),
+                "data",
+                Harness.num(r, "dataBytes"),
+                "max heap",
+                Harness.num(r, "maxHeapBytes"),
+                "B",
+                -5,
+                ">= 5, and succeeds"));
+        h.figures.add(Figure.ratio(
+                "3",
+                "-Xmx128m rebuild: peak live heap (after GC)",
+                "peak live",
+                Harness.num(r, "peakLiveHeapBytes"),
+                "max heap",
+                Harness.num(r, "maxHeapBytes"),
+                "B",
+                Double.NaN,
+                ""));
+        h.figures.add(Figure.ratio(
+                "3",
+                "-Xmx128m rebuild: peak used heap (sampled)",
+                "peak used",
+                Harness.num(r, "peakHeapBytes"),
+                "max heap",
+                Harness.num(r, "maxHeapBytes"),
+                "B",
+                Double.NaN,
+                ""));
+        if (!ok) {
+            h.failures.add(
+                    "lowheap: the rebuild at -Xmx128m did not succeed: " + r.getOrDefault("error", child.lastError()));
+        }
+        h.deleteUnlessKept(dir, null);
     }
-    List<String> csv = new ArrayList<>();
-    csv.add("ok,rows,dataBytes,maxHeapBytes,dataToHeap,peakHeapBytes,peakLiveHeapBytes,rebuildMs,streamMs,filesAfter,exitCode");
-    csv.add(String.join(",", r.get("ok"), r.get("rows"), r.get("dataBytes"), r.get("maxHeapBytes"),
-        r.get("dataToHeap"), r.get("peakHeapBytes"), r.get("peakLiveHeapBytes"), r.getOrDefault("rebuildMs", ""),
-        r.getOrDefault("streamMs", ""), r.getOrDefault("filesAfter", ""), Integer.toString(child.exitCode())));
-    h.write("lowheap.csv", csv);
-    boolean ok = "true".equals(r.get("ok"));
-    System.out.printf(
-        Locale.ROOT,
-        "  -Xmx128m rebuild of %s (%sx the heap): %s; peak heap %s used, %s live after GC%n",
-        Units.bytes(r.get("dataBytes")), r.get("dataToHeap"), ok ? "succeeded" : "FAILED " + r.getOrDefault("error", ""),
-        Units.bytes(r.get("peakHeapBytes")), Units.bytes(r.get("peakLiveHeapBytes")));
-    h.figures.add(
-        Figure.ratio(
-            "3", "-Xmx128m rebuild: table on disk / max heap" + (ok ? " (succeeded)" : " (FAILED)"),
-            "data", Harness.num(r, "dataBytes"), "max heap", Harness.num(r, "maxHeapBytes"), "B", -5, ">= 5, and succeeds"));
-    h.figures.add(
-        Figure.ratio(
-            "3", "-Xmx128m rebuild: peak live heap (after GC)", "peak live", Harness.num(r, "peakLiveHeapBytes"),
-            "max heap", Harness.num(r, "maxHeapBytes"), "B", Double.NaN, ""));
-    h.figures.add(
-        Figure.ratio(
-            "3", "-Xmx128m rebuild: peak used heap (sampled)", "peak used", Harness.num(r, "peakHeapBytes"),
-            "max heap", Harness.num(r, "maxHeapBytes"), "B", Double.NaN, ""));
-    if (!ok) {
-      h.failures.add("lowheap: the rebuild at -Xmx128m did not succeed: " + r.getOrDefault("error", child.lastError()));
-    }
-    h.deleteUnlessKept(dir, null);
-  }
 }

@@ -12,74 +12,103 @@ import java.util.Map;
  * alternating pairs (each pair in the other order than the one before): overhead.csv.
  */
 final class OverheadBench {
-  private OverheadBench() {}
+    private OverheadBench() {}
 
-  static void run(Harness h) throws Exception {
-    List<String> csv = new ArrayList<>();
-    csv.add("pair,order,noAgentP50Ms,agentP50Ms,p50Ratio,noAgentP99Ms,agentP99Ms,p99Ratio,noAgentElapsedMs,agentElapsedMs");
-    List<Double> ratios = new ArrayList<>();
-    List<Double> p99Ratios = new ArrayList<>();
-    List<Double> plain = new ArrayList<>();
-    List<Double> agent = new ArrayList<>();
-    for (int pair = 1; pair <= h.sizes.overheadPairs; pair++) {
-      boolean agentFirst = pair % 2 == 0;
-      Map<String, String> a = null;
-      Map<String, String> b = null;
-      for (int leg = 0; leg < 2; leg++) {
-        boolean withAgent = (leg == 0) == agentFirst;
-        String name = "overhead-" + pair + (withAgent ? "-agent" : "-plain");
-        Path dir = h.freshDir(name);
-        List<String> jvm = new ArrayList<>();
-        if (withAgent) {
-          jvm.add(h.agent());
-          jvm.add("-Dfloe.trigger.snapshots=1000000");
-          jvm.add("-Dfloe.trigger.data-files=1000000");
-          jvm.add("-Dfloe.trigger.metadata-bytes=1024GiB");
+    static void run(Harness h) throws Exception {
+        List<String> csv = new ArrayList<>();
+        csv.add(
+                "pair,order,noAgentP50Ms,agentP50Ms,p50Ratio,noAgentP99Ms,agentP99Ms,p99Ratio,noAgentElapsedMs,agentElapsedMs");
+        List<Double> ratios = new ArrayList<>();
+        List<Double> p99Ratios = new ArrayList<>();
+        List<Double> plain = new ArrayList<>();
+        List<Double> agent = new ArrayList<>();
+        for (int pair = 1; pair <= h.sizes.overheadPairs; pair++) {
+            boolean agentFirst = pair % 2 == 0;
+            Map<String, String> a = null;
+            Map<String, String> b = null;
+            for (int leg = 0; leg < 2; leg++) {
+                boolean withAgent = (leg == 0) == agentFirst;
+                String name = "overhead-" + pair + (withAgent ? "-agent" : "-plain");
+                Path dir = h.freshDir(name);
+                List<String> jvm = new ArrayList<>();
+                if (withAgent) {
+                    jvm.add(h.agent());
+                    jvm.add("-Dfloe.trigger.snapshots=1000000");
+                    jvm.add("-Dfloe.trigger.data-files=1000000");
+                    jvm.add("-Dfloe.trigger.metadata-bytes=1024GiB");
+                }
+                jvm.add("-Dingest.verify=false");
+                ChildJvm.Run child = h.ingest(name, jvm, dir, h.sizes.overheadCommits, 10, 1);
+                if (withAgent) {
+                    a = child.requireResult(name);
+                    if (!child.rebuildLines().isEmpty()) {
+                        throw new IllegalStateException("a rebuild ran with its triggers off: " + child.log());
+                    }
+                } else {
+                    b = child.requireResult(name);
+                }
+                h.deleteUnlessKept(dir, null);
+            }
+            double ratio = Harness.num(a, "p50Ms") / Harness.num(b, "p50Ms");
+            double p99Ratio = Harness.num(a, "p99Ms") / Harness.num(b, "p99Ms");
+            ratios.add(ratio);
+            p99Ratios.add(p99Ratio);
+            agent.add(Harness.num(a, "p50Ms"));
+            plain.add(Harness.num(b, "p50Ms"));
+            csv.add(String.format(
+                    Locale.ROOT,
+                    "%d,%s,%s,%s,%.4f,%s,%s,%.4f,%s,%s",
+                    pair,
+                    agentFirst ? "agent first" : "no agent first",
+                    b.get("p50Ms"),
+                    a.get("p50Ms"),
+                    ratio,
+                    b.get("p99Ms"),
+                    a.get("p99Ms"),
+                    p99Ratio,
+                    b.get("elapsedMs"),
+                    a.get("elapsedMs")));
+            System.out.printf(
+                    Locale.ROOT,
+                    "  pair %d (%s): p50 %s ms without, %s ms with the agent: %.3fx%n",
+                    pair,
+                    agentFirst ? "agent first" : "no agent first",
+                    b.get("p50Ms"),
+                    a.get("p50Ms"),
+                    ratio);
         }
-        jvm.add("-Dingest.verify=false");
-        ChildJvm.Run child = h.ingest(name, jvm, dir, h.sizes.overheadCommits, 10, 1);
-        if (withAgent) {
-          a = child.requireResult(name);
-          if (!child.rebuildLines().isEmpty()) {
-            throw new IllegalStateException("a rebuild ran with its triggers off: " + child.log());
-          }
-        } else {
-          b = child.requireResult(name);
-        }
-        h.deleteUnlessKept(dir, null);
-      }
-      double ratio = Harness.num(a, "p50Ms") / Harness.num(b, "p50Ms");
-      double p99Ratio = Harness.num(a, "p99Ms") / Harness.num(b, "p99Ms");
-      ratios.add(ratio);
-      p99Ratios.add(p99Ratio);
-      agent.add(Harness.num(a, "p50Ms"));
-      plain.add(Harness.num(b, "p50Ms"));
-      csv.add(
-          String.format(
-              Locale.ROOT, "%d,%s,%s,%s,%.4f,%s,%s,%.4f,%s,%s",
-              pair, agentFirst ? "agent first" : "no agent first", b.get("p50Ms"), a.get("p50Ms"), ratio,
-              b.get("p99Ms"), a.get("p99Ms"), p99Ratio, b.get("elapsedMs"), a.get("elapsedMs")));
-      System.out.printf(
-          Locale.ROOT, "  pair %d (%s): p50 %s ms without, %s ms with the agent: %.3fx%n",
-          pair, agentFirst ? "agent first" : "no agent first", b.get("p50Ms"), a.get("p50Ms"), ratio);
+        h.write("overhead.csv", csv);
+        double median = Harness.percentile(ratios, 50);
+        double lowest = Harness.percentile(ratios, 0);
+        double highest = Harness.percentile(ratios, 100);
+        Figure p50 = Figure.ratio(
+                "5",
+                String.format(
+                        Locale.ROOT, "commit p50, agent attached with triggers off (%d A/B pairs)", ratios.size()),
+                "agent",
+                Harness.percentile(agent, 50),
+                "no agent",
+                Harness.percentile(plain, 50),
+                "ms",
+                Double.NaN,
+                "<= 1.03",
+                median <= 1.03,
+                String.format(Locale.ROOT, "median of pair ratios; pairs %.3f..%.3f", lowest, highest));
+        p50.ratioOverride = median;
+        h.figures.add(p50);
+        Figure p99 = Figure.ratio(
+                "5",
+                "commit p99, agent attached with triggers off",
+                "agent",
+                Double.NaN,
+                "no agent",
+                Double.NaN,
+                "",
+                Double.NaN,
+                "",
+                null,
+                "median of pair ratios");
+        p99.ratioOverride = Harness.percentile(p99Ratios, 50);
+        h.figures.add(p99);
     }
-    h.write("overhead.csv", csv);
-    double median = Harness.percentile(ratios, 50);
-    double lowest = Harness.percentile(ratios, 0);
-    double highest = Harness.percentile(ratios, 100);
-    Figure p50 =
-        Figure.ratio(
-            "5", String.format(Locale.ROOT, "commit p50, agent attached with triggers off (%d A/B pairs)", ratios.size()),
-            "agent", Harness.percentile(agent, 50), "no agent", Harness.percentile(plain, 50), "ms", Double.NaN, "<= 1.03",
-            median <= 1.03,
-            String.format(Locale.ROOT, "median of pair ratios; pairs %.3f..%.3f", lowest, highest));
-    p50.ratioOverride = median;
-    h.figures.add(p50);
-    Figure p99 =
-        Figure.ratio(
-            "5", "commit p99, agent attached with triggers off", "agent", Double.NaN, "no agent", Double.NaN, "",
-            Double.NaN, "", null, "median of pair ratios");
-    p99.ratioOverride = Harness.percentile(p99Ratios, 50);
-    h.figures.add(p99);
-  }
 }

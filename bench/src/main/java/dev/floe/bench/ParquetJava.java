@@ -21,65 +21,63 @@ import org.apache.parquet.schema.MessageType;
  * #ROW_GROUP_ROWS} rows), as a Java program would without floe.
  */
 final class ParquetJava {
-  static final int ROW_GROUP_ROWS = 131072;
-  static final int ZSTD_LEVEL = 3;
+    static final int ROW_GROUP_ROWS = 131072;
+    static final int ZSTD_LEVEL = 3;
 
-  private ParquetJava() {}
+    private ParquetJava() {}
 
-  /** Reads every row of {@code paths}; returns how many. */
-  static long read(List<String> paths, Configuration conf) throws IOException {
-    long rows = 0;
-    for (String path : paths) {
-      try (ParquetReader<Group> reader =
-          ParquetReader.builder(new GroupReadSupport(), new org.apache.hadoop.fs.Path(path))
-              .withConf(conf)
-              .build()) {
-        while (reader.read() != null) {
-          rows++;
+    /** Reads every row of {@code paths}; returns how many. */
+    static long read(List<String> paths, Configuration conf) throws IOException {
+        long rows = 0;
+        for (String path : paths) {
+            try (ParquetReader<Group> reader = ParquetReader.builder(
+                            new GroupReadSupport(), new org.apache.hadoop.fs.Path(path))
+                    .withConf(conf)
+                    .build()) {
+                while (reader.read() != null) {
+                    rows++;
+                }
+            }
         }
-      }
+        return rows;
     }
-    return rows;
-  }
 
-  /** Rows, bytes and row groups written. */
-  static long[] rewrite(
-      List<String> paths, org.apache.hadoop.fs.Path target, Configuration conf) throws IOException {
-    MessageType schema;
-    try (ParquetFileReader footer =
-        ParquetFileReader.open(HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(paths.get(0)), conf))) {
-      schema = footer.getFooter().getFileMetaData().getSchema();
-    }
-    Configuration writeConf = new Configuration(conf);
-    writeConf.setInt("parquet.compression.codec.zstd.level", ZSTD_LEVEL);
-    long rows = 0;
-    try (ParquetWriter<Group> writer =
-        ExampleParquetWriter.builder(target)
-            .withConf(writeConf)
-            .withType(schema)
-            .withCompressionCodec(CompressionCodecName.ZSTD)
-            .withRowGroupRowCountLimit(ROW_GROUP_ROWS)
-            .withRowGroupSize(512L << 20)
-            .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
-            .build()) {
-      for (String path : paths) {
-        try (ParquetReader<Group> reader =
-            ParquetReader.builder(new GroupReadSupport(), new org.apache.hadoop.fs.Path(path))
-                .withConf(conf)
+    /** Rows, bytes and row groups written. */
+    static long[] rewrite(List<String> paths, org.apache.hadoop.fs.Path target, Configuration conf) throws IOException {
+        MessageType schema;
+        try (ParquetFileReader footer =
+                ParquetFileReader.open(HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(paths.get(0)), conf))) {
+            schema = footer.getFooter().getFileMetaData().getSchema();
+        }
+        Configuration writeConf = new Configuration(conf);
+        writeConf.setInt("parquet.compression.codec.zstd.level", ZSTD_LEVEL);
+        long rows = 0;
+        try (ParquetWriter<Group> writer = ExampleParquetWriter.builder(target)
+                .withConf(writeConf)
+                .withType(schema)
+                .withCompressionCodec(CompressionCodecName.ZSTD)
+                .withRowGroupRowCountLimit(ROW_GROUP_ROWS)
+                .withRowGroupSize(512L << 20)
+                .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
                 .build()) {
-          Group group;
-          while ((group = reader.read()) != null) {
-            writer.write(group);
-            rows++;
-          }
+            for (String path : paths) {
+                try (ParquetReader<Group> reader = ParquetReader.builder(
+                                new GroupReadSupport(), new org.apache.hadoop.fs.Path(path))
+                        .withConf(conf)
+                        .build()) {
+                    Group group;
+                    while ((group = reader.read()) != null) {
+                        writer.write(group);
+                        rows++;
+                    }
+                }
+            }
         }
-      }
+        long bytes = target.getFileSystem(conf).getFileStatus(target).getLen();
+        long rowGroups;
+        try (ParquetFileReader footer = ParquetFileReader.open(HadoopInputFile.fromPath(target, conf))) {
+            rowGroups = footer.getRowGroups().size();
+        }
+        return new long[] {rows, bytes, rowGroups};
     }
-    long bytes = target.getFileSystem(conf).getFileStatus(target).getLen();
-    long rowGroups;
-    try (ParquetFileReader footer = ParquetFileReader.open(HadoopInputFile.fromPath(target, conf))) {
-      rowGroups = footer.getRowGroups().size();
-    }
-    return new long[] {rows, bytes, rowGroups};
-  }
 }

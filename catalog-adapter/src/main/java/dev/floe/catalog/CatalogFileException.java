@@ -8,15 +8,15 @@ import java.nio.file.Path;
  * was.
  */
 public class CatalogFileException extends RuntimeException {
-  private final Path file;
+    private final Path file;
 
-  public CatalogFileException(Path file, String message, Throwable cause) {
-    super(message, cause);
-    this.file = file;
-  }
+    public CatalogFileException(Path file, String message, Throwable cause) {
+        super(message, cause);
+        this.file = file;
+    }
 
-  /** The catalog file this is about. */
-  public Path file() {
-    return file;
-  }
+    /** The catalog file this is about. */
+    public Path file() {
+        return file;
+    }
 }

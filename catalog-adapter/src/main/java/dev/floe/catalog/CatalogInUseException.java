@@ -8,14 +8,14 @@ import java.nio.file.Path;
  * this exception instead of a failure from inside MapDB.
  */
 public class CatalogInUseException extends CatalogFileException {
-  public CatalogInUseException(Path file, Throwable cause) {
-    super(
-        file,
-        "Catalog file "
-            + file
-            + " is in use by another process, which holds its lock. Only one process can open a"
-            + " MapDB catalog at a time: stop that process first, or read its live state over JMX"
-            + " (dev.floe:type=Table,*).",
-        cause);
-  }
+    public CatalogInUseException(Path file, Throwable cause) {
+        super(
+                file,
+                "Catalog file "
+                        + file
+                        + " is in use by another process, which holds its lock. Only one process can open a"
+                        + " MapDB catalog at a time: stop that process first, or read its live state over JMX"
+                        + " (dev.floe:type=Table,*).",
+                cause);
+    }
 }

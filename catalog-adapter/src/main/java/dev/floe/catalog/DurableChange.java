@@ -7,14 +7,14 @@ package dev.floe.catalog;
  * @param value the new value, or null to remove the entry
  */
 public record DurableChange(String section, String key, String value) {
-  public static DurableChange put(String section, String key, String value) {
-    if (value == null) {
-      throw new IllegalArgumentException("A durable entry needs a value; use remove() to delete one");
+    public static DurableChange put(String section, String key, String value) {
+        if (value == null) {
+            throw new IllegalArgumentException("A durable entry needs a value; use remove() to delete one");
+        }
+        return new DurableChange(section, key, value);
     }
-    return new DurableChange(section, key, value);
-  }
 
-  public static DurableChange remove(String section, String key) {
-    return new DurableChange(section, key, null);
-  }
+    public static DurableChange remove(String section, String key) {
+        return new DurableChange(section, key, null);
+    }
 }

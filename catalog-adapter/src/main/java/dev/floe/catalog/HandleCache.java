@@ -16,49 +16,52 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * stale table.
  */
 final class HandleCache {
-  private final Cache<TableIdentifier, Table> handles;
+    private final Cache<TableIdentifier, Table> handles;
 
-  HandleCache(long maxHandles) {
-    this.handles = Caffeine.newBuilder().maximumSize(maxHandles).executor(Runnable::run).build();
-  }
-
-  /** The cached handle for {@code identifier}, if it is at {@code currentLocation}. */
-  Table get(TableIdentifier identifier, String currentLocation) {
-    Table table = handles.getIfPresent(identifier);
-    if (table == null || currentLocation == null) {
-      return null;
+    HandleCache(long maxHandles) {
+        this.handles = Caffeine.newBuilder()
+                .maximumSize(maxHandles)
+                .executor(Runnable::run)
+                .build();
     }
-    TableOperations ops = ((HasTableOperations) table).operations();
-    if (ops instanceof MapDbTableOperations
-        && currentLocation.equals(((MapDbTableOperations) ops).currentMetadataLocation())) {
-      return table;
+
+    /** The cached handle for {@code identifier}, if it is at {@code currentLocation}. */
+    Table get(TableIdentifier identifier, String currentLocation) {
+        Table table = handles.getIfPresent(identifier);
+        if (table == null || currentLocation == null) {
+            return null;
+        }
+        TableOperations ops = ((HasTableOperations) table).operations();
+        if (ops instanceof MapDbTableOperations
+                && currentLocation.equals(((MapDbTableOperations) ops).currentMetadataLocation())) {
+            return table;
+        }
+        handles.invalidate(identifier);
+        return null;
     }
-    handles.invalidate(identifier);
-    return null;
-  }
 
-  void put(TableIdentifier identifier, Table table) {
-    handles.put(identifier, table);
-  }
-
-  /** Forgets the handle unless it belongs to {@code committer}, which is then current already. */
-  void committed(TableIdentifier identifier, TableOperations committer) {
-    Table table = handles.getIfPresent(identifier);
-    if (table != null && ((HasTableOperations) table).operations() != committer) {
-      handles.invalidate(identifier);
+    void put(TableIdentifier identifier, Table table) {
+        handles.put(identifier, table);
     }
-  }
 
-  void invalidate(TableIdentifier identifier) {
-    handles.invalidate(identifier);
-  }
+    /** Forgets the handle unless it belongs to {@code committer}, which is then current already. */
+    void committed(TableIdentifier identifier, TableOperations committer) {
+        Table table = handles.getIfPresent(identifier);
+        if (table != null && ((HasTableOperations) table).operations() != committer) {
+            handles.invalidate(identifier);
+        }
+    }
 
-  void invalidateAll() {
-    handles.invalidateAll();
-  }
+    void invalidate(TableIdentifier identifier) {
+        handles.invalidate(identifier);
+    }
 
-  long size() {
-    handles.cleanUp();
-    return handles.estimatedSize();
-  }
+    void invalidateAll() {
+        handles.invalidateAll();
+    }
+
+    long size() {
+        handles.cleanUp();
+        return handles.estimatedSize();
+    }
 }

@@ -16,70 +16,69 @@ import org.mapdb.volume.VolumeFactory;
  * no option for.
  */
 final class JournaledMapDb {
-  private JournaledMapDb() {}
+    private JournaledMapDb() {}
 
-  /**
-   * Opens (or creates) {@code file}, which must have no journal: {@link JournalReplay} has replayed
-   * and removed any. MapDB's own exceptions pass through for the caller to word.
-   */
-  static DB open(Path file) {
-    CommitJournal journal;
-    try {
-      journal = CommitJournal.start(file);
-    } catch (IOException e) {
-      throw new CatalogFileException(
-          file,
-          "Cannot create journal "
-              + CommitJournal.pathOf(file)
-              + " of catalog file "
-              + file
-              + " ("
-              + CatalogFormat.describe(e)
-              + "). Its folder must be writable.",
-          e);
-    }
-    try {
-      return open(file, JournaledVolume.factory(file, journal));
-    } catch (RuntimeException | Error e) {
-      try {
-        if (journal.size() == CommitJournal.HEADER) {
-          journal.closeAndDelete();
-        } else {
-          journal.close(); // it holds a commit, which the next open replays
+    /**
+     * Opens (or creates) {@code file}, which must have no journal: {@link JournalReplay} has replayed
+     * and removed any. MapDB's own exceptions pass through for the caller to word.
+     */
+    static DB open(Path file) {
+        CommitJournal journal;
+        try {
+            journal = CommitJournal.start(file);
+        } catch (IOException e) {
+            throw new CatalogFileException(
+                    file,
+                    "Cannot create journal "
+                            + CommitJournal.pathOf(file)
+                            + " of catalog file "
+                            + file
+                            + " ("
+                            + CatalogFormat.describe(e)
+                            + "). Its folder must be writable.",
+                    e);
         }
-      } catch (IOException suppressed) {
-        e.addSuppressed(suppressed);
-      }
-      throw e;
+        try {
+            return open(file, JournaledVolume.factory(file, journal));
+        } catch (RuntimeException | Error e) {
+            try {
+                if (journal.size() == CommitJournal.HEADER) {
+                    journal.closeAndDelete();
+                } else {
+                    journal.close(); // it holds a commit, which the next open replays
+                }
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
     }
-  }
 
-  /** A MapDB database on {@code file} whose volumes come from {@code volumes}. */
-  static DB open(Path file, VolumeFactory volumes) {
-    boolean exists = Files.exists(file);
-    StoreWAL store =
-        new StoreWAL(
-            file.toString(),
-            volumes,
-            -1L, // no file lock of MapDB's: the catalog's ProcessLock keeps other processes out
-            true, // thread safe
-            CC.STORE_DIRECT_CONC_SHIFT,
-            0L, // allocate increment, as DBMaker passes it
-            0L, // allocate start size
-            false, // delete after close
-            false, // delete after open
-            false, // checksum
-            true, // header checksum
-            false); // header checksum bypass
-    try {
-      return new DB(store, exists, true, Thread.currentThread().getContextClassLoader(), 0);
-    } catch (RuntimeException | Error e) {
-      try {
-        store.close();
-      } catch (RuntimeException suppressed) {
-        e.addSuppressed(suppressed);
-      }
-      throw e;
+    /** A MapDB database on {@code file} whose volumes come from {@code volumes}. */
+    static DB open(Path file, VolumeFactory volumes) {
+        boolean exists = Files.exists(file);
+        StoreWAL store = new StoreWAL(
+                file.toString(),
+                volumes,
+                -1L, // no file lock of MapDB's: the catalog's ProcessLock keeps other processes out
+                true, // thread safe
+                CC.STORE_DIRECT_CONC_SHIFT,
+                0L, // allocate increment, as DBMaker passes it
+                0L, // allocate start size
+                false, // delete after close
+                false, // delete after open
+                false, // checksum
+                true, // header checksum
+                false); // header checksum bypass
+        try {
+            return new DB(store, exists, true, Thread.currentThread().getContextClassLoader(), 0);
+        } catch (RuntimeException | Error e) {
+            try {
+                store.close();
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
     }
-  }
 }

@@ -20,78 +20,78 @@ import java.nio.file.StandardOpenOption;
  * reported as in use. Nothing but this class opens the lock file.
  */
 final class ProcessLock {
-  private final Path path;
-  private final FileChannel channel;
-  private final boolean created;
+    private final Path path;
+    private final FileChannel channel;
+    private final boolean created;
 
-  private ProcessLock(Path path, FileChannel channel, boolean created) {
-    this.path = path;
-    this.channel = channel;
-    this.created = created;
-  }
+    private ProcessLock(Path path, FileChannel channel, boolean created) {
+        this.path = path;
+        this.channel = channel;
+        this.created = created;
+    }
 
-  static ProcessLock acquire(Path file) {
-    Path path = file.resolveSibling(file.getFileName() + ".lock");
-    FileChannel channel;
-    boolean created;
-    try {
-      try {
-        channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-        created = true;
-      } catch (FileAlreadyExistsException exists) {
-        channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-        created = false;
-      }
-    } catch (IOException e) {
-      throw new CatalogFileException(
-          file,
-          "Cannot create lock file "
-              + path
-              + " of catalog file "
-              + file
-              + " ("
-              + CatalogFormat.describe(e)
-              + "). Its folder must be writable.",
-          e);
+    static ProcessLock acquire(Path file) {
+        Path path = file.resolveSibling(file.getFileName() + ".lock");
+        FileChannel channel;
+        boolean created;
+        try {
+            try {
+                channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+                created = true;
+            } catch (FileAlreadyExistsException exists) {
+                channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                created = false;
+            }
+        } catch (IOException e) {
+            throw new CatalogFileException(
+                    file,
+                    "Cannot create lock file "
+                            + path
+                            + " of catalog file "
+                            + file
+                            + " ("
+                            + CatalogFormat.describe(e)
+                            + "). Its folder must be writable.",
+                    e);
+        }
+        FileLock lock;
+        try {
+            lock = channel.tryLock();
+        } catch (OverlappingFileLockException e) {
+            lock = null; // this JVM has the file open under another name
+        } catch (IOException e) {
+            closeQuietly(channel);
+            throw new CatalogFileException(file, "Cannot lock " + path + " (" + CatalogFormat.describe(e) + ")", e);
+        }
+        if (lock == null) {
+            closeQuietly(channel);
+            throw new CatalogInUseException(file, null);
+        }
+        return new ProcessLock(path, channel, created);
     }
-    FileLock lock;
-    try {
-      lock = channel.tryLock();
-    } catch (OverlappingFileLockException e) {
-      lock = null; // this JVM has the file open under another name
-    } catch (IOException e) {
-      closeQuietly(channel);
-      throw new CatalogFileException(file, "Cannot lock " + path + " (" + CatalogFormat.describe(e) + ")", e);
-    }
-    if (lock == null) {
-      closeQuietly(channel);
-      throw new CatalogInUseException(file, null);
-    }
-    return new ProcessLock(path, channel, created);
-  }
 
-  /** Lets other processes in; closing the channel releases the lock. */
-  void release() {
-    closeQuietly(channel);
-  }
-
-  /** Releases the lock of a file that was refused, and removes the lock file if it was new. */
-  void abandon() {
-    release();
-    if (created) {
-      try {
-        Files.deleteIfExists(path);
-      } catch (IOException e) {
-        // an empty lock file left behind harms nothing
-      }
+    /** Lets other processes in; closing the channel releases the lock. */
+    void release() {
+        closeQuietly(channel);
     }
-  }
 
-  private static void closeQuietly(FileChannel channel) {
-    try {
-      channel.close();
-    } catch (IOException e) {
-      // nothing more to release
+    /** Releases the lock of a file that was refused, and removes the lock file if it was new. */
+    void abandon() {
+        release();
+        if (created) {
+            try {
+                Files.deleteIfExists(path);
+            } catch (IOException e) {
+                // an empty lock file left behind harms nothing
+            }
+        }
     }
-  }
+
+    private static void closeQuietly(FileChannel channel) {
+        try {
+            channel.close();
+        } catch (IOException e) {
+            // nothing more to release
+        }
+    }
 }

@@ -13,26 +13,26 @@ import java.nio.file.Paths;
  * kernel, while the last lines it wrote to a pipe are not always read by the parent.
  */
 public final class CommitForever {
-  private CommitForever() {}
+    private CommitForever() {}
 
-  public static void main(String[] args) throws IOException {
-    Path file = Paths.get(args[0]);
-    CatalogStore store = CatalogStore.acquire(file);
-    RandomAccessFile acked = new RandomAccessFile(ackedFile(file).toFile(), "rw");
-    String pointer = store.snapshot().pointers.get("db.t");
-    int last = pointer == null ? -1 : Integer.parseInt(pointer.substring("loc-".length()));
-    System.out.println("opened " + last);
-    System.out.flush();
-    for (int n = last + 1; ; n++) {
-      HaltInCommit.commit(store, n);
-      acked.seek(0);
-      acked.writeLong(n);
-      System.out.println("committed " + n);
-      System.out.flush();
+    public static void main(String[] args) throws IOException {
+        Path file = Paths.get(args[0]);
+        CatalogStore store = CatalogStore.acquire(file);
+        RandomAccessFile acked = new RandomAccessFile(ackedFile(file).toFile(), "rw");
+        String pointer = store.snapshot().pointers.get("db.t");
+        int last = pointer == null ? -1 : Integer.parseInt(pointer.substring("loc-".length()));
+        System.out.println("opened " + last);
+        System.out.flush();
+        for (int n = last + 1; ; n++) {
+            HaltInCommit.commit(store, n);
+            acked.seek(0);
+            acked.writeLong(n);
+            System.out.println("committed " + n);
+            System.out.flush();
+        }
     }
-  }
 
-  static Path ackedFile(Path catalogFile) {
-    return catalogFile.resolveSibling(catalogFile.getFileName() + ".acked");
-  }
+    static Path ackedFile(Path catalogFile) {
+        return catalogFile.resolveSibling(catalogFile.getFileName() + ".acked");
+    }
 }

@@ -12,19 +12,19 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * anything but its own output.
  */
 public final class CommitThenHalt {
-  private CommitThenHalt() {}
+    private CommitThenHalt() {}
 
-  public static void main(String[] args) {
-    MapDbCatalog catalog = TestCatalogs.open(Paths.get(args[0]));
-    int commits = Integer.parseInt(args[1]);
-    TableIdentifier id = TableIdentifier.of(Namespace.of("db"), "events");
-    Table table = catalog.buildTable(id, TestCatalogs.SCHEMA).create();
-    for (int i = 0; i < commits; i++) {
-      TestCatalogs.append(table, "file-" + i);
+    public static void main(String[] args) {
+        MapDbCatalog catalog = TestCatalogs.open(Paths.get(args[0]));
+        int commits = Integer.parseInt(args[1]);
+        TableIdentifier id = TableIdentifier.of(Namespace.of("db"), "events");
+        Table table = catalog.buildTable(id, TestCatalogs.SCHEMA).create();
+        for (int i = 0; i < commits; i++) {
+            TestCatalogs.append(table, "file-" + i);
+        }
+        System.out.println("location " + catalog.metadataLocation(id));
+        System.out.println("snapshot " + table.currentSnapshot().snapshotId());
+        System.out.flush();
+        Runtime.getRuntime().halt(0);
     }
-    System.out.println("location " + catalog.metadataLocation(id));
-    System.out.println("snapshot " + table.currentSnapshot().snapshotId());
-    System.out.flush();
-    Runtime.getRuntime().halt(0);
-  }
 }

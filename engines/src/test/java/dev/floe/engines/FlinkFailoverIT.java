@@ -27,145 +27,169 @@ import org.junit.jupiter.api.io.TempDir;
  * once.
  */
 class FlinkFailoverIT {
-  /** A rebuild every ~25 commits: with a commit per 300 ms checkpoint, one every ~8 s. */
-  static final int TRIGGER = 25;
-  /** Ids 0..ROWS-1 at RATE rows a second: ~50 s, ~170 checkpoints, each one commit. */
-  static final int ROWS = 4_000;
-  static final int RATE = 80;
-  static final int FAILURES = 2;
-  /** The child's bound; the runs take about a minute. */
-  static final int MINUTES = 5;
-  /**
-   * One writer. Iceberg 1.10.1's FlinkSink (v1) loses rows of a bounded job whose parallel writers
-   * finish in different checkpoints: each writer's end-of-input files go under one key
-   * ({@code Long.MAX_VALUE}) that the committer's next snapshot overwrites instead of merging; a
-   * failover makes the writers finish apart. Seen here without the agent (the tail of one split
-   * missing in 2 of 5 runs at parallelism 2), so the harness keeps to one writer.
-   */
-  static final String PARALLELISM = "1";
+    /** A rebuild every ~25 commits: with a commit per 300 ms checkpoint, one every ~8 s. */
+    static final int TRIGGER = 25;
+    /** Ids 0..ROWS-1 at RATE rows a second: ~50 s, ~170 checkpoints, each one commit. */
+    static final int ROWS = 4_000;
 
-  @TempDir Path dir;
+    static final int RATE = 80;
+    static final int FAILURES = 2;
+    /** The child's bound; the runs take about a minute. */
+    static final int MINUTES = 5;
+    /**
+     * One writer. Iceberg 1.10.1's FlinkSink (v1) loses rows of a bounded job whose parallel writers
+     * finish in different checkpoints: each writer's end-of-input files go under one key
+     * ({@code Long.MAX_VALUE}) that the committer's next snapshot overwrites instead of merging; a
+     * failover makes the writers finish apart. Seen here without the agent (the tail of one split
+     * missing in 2 of 5 runs at parallelism 2), so the harness keeps to one writer.
+     */
+    static final String PARALLELISM = "1";
 
-  private Path log(TestInfo test) throws Exception {
-    Path logs = Path.of("target", "it-logs").toAbsolutePath();
-    Files.createDirectories(logs);
-    return logs.resolve(test.getTestMethod().orElseThrow().getName() + ".log");
-  }
+    @TempDir
+    Path dir;
 
-  @Test
-  void failoverRightAfterARebuildRecoversAndWritesEveryRowExactlyOnce(TestInfo test) throws Exception {
-    Path floe = dir.resolve("floe.properties");
-    Files.writeString(
-        floe,
-        "floe.tables=db.events\nfloe.trigger.snapshots=" + TRIGGER
-            + "\nfloe.trigger.min-interval=1s\nfloe.reclaim.grace=1s\n");
-    List<String> jvm = new ArrayList<>(ChildJvm.FLINK_JAVA17_FLAGS);
-    jvm.add("-Xmx1g");
-    jvm.add(ChildJvm.agentArg(floe));
+    private Path log(TestInfo test) throws Exception {
+        Path logs = Path.of("target", "it-logs").toAbsolutePath();
+        Files.createDirectories(logs);
+        return logs.resolve(test.getTestMethod().orElseThrow().getName() + ".log");
+    }
 
-    ChildJvm.Run run =
-        ChildJvm.run(MINUTES, log(test), jvm, FlinkIngest.class.getName(),
-            dir.toString(), Integer.toString(ROWS), Integer.toString(RATE), PARALLELISM,
-            "after-rebuild:" + FAILURES + "@" + TRIGGER);
+    @Test
+    void failoverRightAfterARebuildRecoversAndWritesEveryRowExactlyOnce(TestInfo test) throws Exception {
+        Path floe = dir.resolve("floe.properties");
+        Files.writeString(
+                floe,
+                "floe.tables=db.events\nfloe.trigger.snapshots=" + TRIGGER
+                        + "\nfloe.trigger.min-interval=1s\nfloe.reclaim.grace=1s\n");
+        List<String> jvm = new ArrayList<>(ChildJvm.FLINK_JAVA17_FLAGS);
+        jvm.add("-Xmx1g");
+        jvm.add(ChildJvm.agentArg(floe));
 
-    Map<String, String> result = run.result();
-    assertThat(run.lines("[floe] INFO")).as(run::describe).isNotEmpty();
-    assertThat(result.get("sharedStatics")).as(run::describe).isEqualTo("true");
-    // the issue's failure: the committer re-commits a checkpoint from a manifest it already deleted
-    assertThat(run.lines("NotFoundException")).as(run::describe).isEmpty();
-    assertThat(result.get("status")).as(run::describe).isEqualTo("FINISHED");
-    assertThat(run.resultLong("injectedAfterRebuild")).as(run::describe).isGreaterThanOrEqualTo(FAILURES);
-    assertThat(run.lines("floe: rebuilt db.events")).as(run::describe).hasSizeGreaterThanOrEqualTo(3);
-    // Flink opens and closes catalogs as it pleases (the sink builder, each committer): never a floe error
-    assertThat(run.lines("ERROR").stream().filter(l -> l.contains("floe")).toList()).as(run::describe).isEmpty();
-    assertThat(run.exitCode()).as(run::describe).isZero();
-    assertEveryRowExactlyOnce(run);
-    assertTheRebuiltSnapshotCarriesFlinksProgress(run);
-  }
+        ChildJvm.Run run = ChildJvm.run(
+                MINUTES,
+                log(test),
+                jvm,
+                FlinkIngest.class.getName(),
+                dir.toString(),
+                Integer.toString(ROWS),
+                Integer.toString(RATE),
+                PARALLELISM,
+                "after-rebuild:" + FAILURES + "@" + TRIGGER);
 
-  /**
-   * The mechanism, read from the table the child left: the oldest snapshot is the last rebuild's
-   * (no parent), and it carries the committer's markers, which is what let each restore find its
-   * checkpoint; the head's totals count every row (the rebuilt snapshot's totals are true, and the
-   * appends since add onto them).
-   */
-  private void assertTheRebuiltSnapshotCarriesFlinksProgress(ChildJvm.Run run) throws Exception {
-    MapDbCatalog catalog = new MapDbCatalog();
-    catalog.initialize("check", FlinkIngest.catalogProperties(dir));
-    try (catalog) {
-      Table table = catalog.loadTable(FlinkIngest.EVENTS);
-      List<Snapshot> rebuilt = new ArrayList<>();
-      table.snapshots().forEach(s -> {
-        if (s.parentId() == null && s.summary().containsKey(FlinkIngest.REBUILD_MARKER)) {
-          rebuilt.add(s);
+        Map<String, String> result = run.result();
+        assertThat(run.lines("[floe] INFO")).as(run::describe).isNotEmpty();
+        assertThat(result.get("sharedStatics")).as(run::describe).isEqualTo("true");
+        // the issue's failure: the committer re-commits a checkpoint from a manifest it already deleted
+        assertThat(run.lines("NotFoundException")).as(run::describe).isEmpty();
+        assertThat(result.get("status")).as(run::describe).isEqualTo("FINISHED");
+        assertThat(run.resultLong("injectedAfterRebuild")).as(run::describe).isGreaterThanOrEqualTo(FAILURES);
+        assertThat(run.lines("floe: rebuilt db.events")).as(run::describe).hasSizeGreaterThanOrEqualTo(3);
+        // Flink opens and closes catalogs as it pleases (the sink builder, each committer): never a floe error
+        assertThat(run.lines("ERROR").stream().filter(l -> l.contains("floe")).toList())
+                .as(run::describe)
+                .isEmpty();
+        assertThat(run.exitCode()).as(run::describe).isZero();
+        assertEveryRowExactlyOnce(run);
+        assertTheRebuiltSnapshotCarriesFlinksProgress(run);
+    }
+
+    /**
+     * The mechanism, read from the table the child left: the oldest snapshot is the last rebuild's
+     * (no parent), and it carries the committer's markers, which is what let each restore find its
+     * checkpoint; the head's totals count every row (the rebuilt snapshot's totals are true, and the
+     * appends since add onto them).
+     */
+    private void assertTheRebuiltSnapshotCarriesFlinksProgress(ChildJvm.Run run) throws Exception {
+        MapDbCatalog catalog = new MapDbCatalog();
+        catalog.initialize("check", FlinkIngest.catalogProperties(dir));
+        try (catalog) {
+            Table table = catalog.loadTable(FlinkIngest.EVENTS);
+            List<Snapshot> rebuilt = new ArrayList<>();
+            table.snapshots().forEach(s -> {
+                if (s.parentId() == null && s.summary().containsKey(FlinkIngest.REBUILD_MARKER)) {
+                    rebuilt.add(s);
+                }
+            });
+            assertThat(rebuilt)
+                    .as(run::describe)
+                    .singleElement()
+                    .satisfies(s -> assertThat(s.summary())
+                            .containsKeys("flink.job-id", "flink.operator-id", "flink.max-committed-checkpoint-id"));
+            assertThat(table.currentSnapshot().summary())
+                    .as(run::describe)
+                    .containsEntry("total-records", Integer.toString(ROWS));
         }
-      });
-      assertThat(rebuilt).as(run::describe).singleElement()
-          .satisfies(s -> assertThat(s.summary())
-              .containsKeys("flink.job-id", "flink.operator-id", "flink.max-committed-checkpoint-id"));
-      assertThat(table.currentSnapshot().summary()).as(run::describe).containsEntry("total-records", Integer.toString(ROWS));
     }
-  }
 
-  /** The harness itself, without the agent: the same failures, after ordinary commits, lose and double nothing. */
-  @Test
-  void withoutTheAgentTheSameFailoversAreExactlyOnce(TestInfo test) throws Exception {
-    int rows = ROWS / 2;
-    List<String> jvm = new ArrayList<>(ChildJvm.FLINK_JAVA17_FLAGS);
-    jvm.add("-Xmx1g");
+    /** The harness itself, without the agent: the same failures, after ordinary commits, lose and double nothing. */
+    @Test
+    void withoutTheAgentTheSameFailoversAreExactlyOnce(TestInfo test) throws Exception {
+        int rows = ROWS / 2;
+        List<String> jvm = new ArrayList<>(ChildJvm.FLINK_JAVA17_FLAGS);
+        jvm.add("-Xmx1g");
 
-    ChildJvm.Run run =
-        ChildJvm.run(MINUTES, log(test), jvm, FlinkIngest.class.getName(),
-            dir.toString(), Integer.toString(rows), Integer.toString(RATE), PARALLELISM, "after-commit:20,50");
+        ChildJvm.Run run = ChildJvm.run(
+                MINUTES,
+                log(test),
+                jvm,
+                FlinkIngest.class.getName(),
+                dir.toString(),
+                Integer.toString(rows),
+                Integer.toString(RATE),
+                PARALLELISM,
+                "after-commit:20,50");
 
-    Map<String, String> result = run.result();
-    assertThat(result.get("sharedStatics")).as(run::describe).isEqualTo("true");
-    assertThat(result.get("status")).as(run::describe).isEqualTo("FINISHED");
-    assertThat(run.resultLong("injected")).as(run::describe).isEqualTo(2);
-    assertThat(run.output()).as(run::describe).doesNotContain("floe:", "[floe]");
-    assertThat(run.exitCode()).as(run::describe).isZero();
-    assertThat(readBack()).as(run::describe).hasSize(rows)
-        .allSatisfy((id, payload) -> assertThat(payload).isEqualTo(FlinkIngest.payload(id)));
-    assertThat(readBack().keySet()).containsExactlyInAnyOrderElementsOf(range(rows));
-  }
-
-  private void assertEveryRowExactlyOnce(ChildJvm.Run run) throws Exception {
-    Map<Long, String> rows = readBack();
-    assertThat(rows).as(run::describe).hasSize(ROWS);
-    assertThat(rows.keySet()).as(run::describe).containsExactlyInAnyOrderElementsOf(range(ROWS));
-    assertThat(rows).as(run::describe)
-        .allSatisfy((id, payload) -> assertThat(payload).isEqualTo(FlinkIngest.payload(id)));
-  }
-
-  private static List<Long> range(int n) {
-    List<Long> ids = new ArrayList<>(n);
-    for (long i = 0; i < n; i++) {
-      ids.add(i);
+        Map<String, String> result = run.result();
+        assertThat(result.get("sharedStatics")).as(run::describe).isEqualTo("true");
+        assertThat(result.get("status")).as(run::describe).isEqualTo("FINISHED");
+        assertThat(run.resultLong("injected")).as(run::describe).isEqualTo(2);
+        assertThat(run.output()).as(run::describe).doesNotContain("floe:", "[floe]");
+        assertThat(run.exitCode()).as(run::describe).isZero();
+        assertThat(readBack())
+                .as(run::describe)
+                .hasSize(rows)
+                .allSatisfy((id, payload) -> assertThat(payload).isEqualTo(FlinkIngest.payload(id)));
+        assertThat(readBack().keySet()).containsExactlyInAnyOrderElementsOf(range(rows));
     }
-    return ids;
-  }
 
-  /**
-   * Every row of {@code db.events}, id to payload, read through a catalog this JVM opens on the
-   * file after the child exited; a doubled id fails here.
-   */
-  private Map<Long, String> readBack() throws Exception {
-    MapDbCatalog catalog = new MapDbCatalog();
-    catalog.initialize("check", FlinkIngest.catalogProperties(dir));
-    try (catalog) {
-      Table table = catalog.loadTable(FlinkIngest.EVENTS);
-      Map<Long, String> rows = new HashMap<>();
-      List<Long> doubled = new ArrayList<>();
-      try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
-        for (Record r : records) {
-          Long id = (Long) r.getField("id");
-          if (rows.put(id, (String) r.getField("payload")) != null) {
-            doubled.add(id);
-          }
+    private void assertEveryRowExactlyOnce(ChildJvm.Run run) throws Exception {
+        Map<Long, String> rows = readBack();
+        assertThat(rows).as(run::describe).hasSize(ROWS);
+        assertThat(rows.keySet()).as(run::describe).containsExactlyInAnyOrderElementsOf(range(ROWS));
+        assertThat(rows)
+                .as(run::describe)
+                .allSatisfy((id, payload) -> assertThat(payload).isEqualTo(FlinkIngest.payload(id)));
+    }
+
+    private static List<Long> range(int n) {
+        List<Long> ids = new ArrayList<>(n);
+        for (long i = 0; i < n; i++) {
+            ids.add(i);
         }
-      }
-      assertThat(doubled).as("ids read more than once").isEmpty();
-      return rows;
+        return ids;
     }
-  }
+
+    /**
+     * Every row of {@code db.events}, id to payload, read through a catalog this JVM opens on the
+     * file after the child exited; a doubled id fails here.
+     */
+    private Map<Long, String> readBack() throws Exception {
+        MapDbCatalog catalog = new MapDbCatalog();
+        catalog.initialize("check", FlinkIngest.catalogProperties(dir));
+        try (catalog) {
+            Table table = catalog.loadTable(FlinkIngest.EVENTS);
+            Map<Long, String> rows = new HashMap<>();
+            List<Long> doubled = new ArrayList<>();
+            try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
+                for (Record r : records) {
+                    Long id = (Long) r.getField("id");
+                    if (rows.put(id, (String) r.getField("payload")) != null) {
+                        doubled.add(id);
+                    }
+                }
+            }
+            assertThat(doubled).as("ids read more than once").isEmpty();
+            return rows;
+        }
+    }
 }

@@ -25,48 +25,70 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * @param handlesReloaded tracked host handles refreshed after the swap
  */
 public record CompactReport(
-    TableIdentifier table,
-    int snapshotsBefore,
-    long dataFilesBefore,
-    long dataFilesAfter,
-    long rows,
-    long rowsPruned,
-    long carriedFiles,
-    long carriedRows,
-    long bytesBefore,
-    long bytesAfter,
-    Map<String, Duration> phases,
-    int attempts,
-    String reclaimJob,
-    int retiredFiles,
-    int handlesReloaded) {
+        TableIdentifier table,
+        int snapshotsBefore,
+        long dataFilesBefore,
+        long dataFilesAfter,
+        long rows,
+        long rowsPruned,
+        long carriedFiles,
+        long carriedRows,
+        long bytesBefore,
+        long bytesAfter,
+        Map<String, Duration> phases,
+        int attempts,
+        String reclaimJob,
+        int retiredFiles,
+        int handlesReloaded) {
 
-  public CompactReport {
-    phases = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(phases));
-  }
+    public CompactReport {
+        phases = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(phases));
+    }
 
-  /** This report once the reclaim job's files are listed, with the phases up to then. */
-  CompactReport listed(int files, Map<String, Duration> allPhases) {
-    return new CompactReport(
-        table, snapshotsBefore, dataFilesBefore, dataFilesAfter, rows, rowsPruned, carriedFiles,
-        carriedRows, bytesBefore, bytesAfter, allPhases, attempts, reclaimJob, files, handlesReloaded);
-  }
+    /** This report once the reclaim job's files are listed, with the phases up to then. */
+    CompactReport listed(int files, Map<String, Duration> allPhases) {
+        return new CompactReport(
+                table,
+                snapshotsBefore,
+                dataFilesBefore,
+                dataFilesAfter,
+                rows,
+                rowsPruned,
+                carriedFiles,
+                carriedRows,
+                bytesBefore,
+                bytesAfter,
+                allPhases,
+                attempts,
+                reclaimJob,
+                files,
+                handlesReloaded);
+    }
 
-  /** The whole report on one line, for the log. */
-  public String summary() {
-    String retired =
-        retiredFiles < 0
-            ? "retires the old table's files"
-            : "retires " + retiredFiles + " files";
-    String timing =
-        phases.entrySet().stream()
-            .map(e -> e.getKey() + "=" + e.getValue().toMillis() + "ms")
-            .collect(Collectors.joining(" "));
-    return String.format(
-        "rebuilt %s: %d snapshots -> 1, data files %d -> %d, rows %d (pruned %d, carried %d in %d"
-            + " files), bytes %d -> %d, attempts %d, %s, reclaim job %s %s after the grace window,"
-            + " %d handles reloaded",
-        table, snapshotsBefore, dataFilesBefore, dataFilesAfter, rows, rowsPruned, carriedRows,
-        carriedFiles, bytesBefore, bytesAfter, attempts, timing, reclaimJob, retired, handlesReloaded);
-  }
+    /** The whole report on one line, for the log. */
+    public String summary() {
+        String retired = retiredFiles < 0 ? "retires the old table's files" : "retires " + retiredFiles + " files";
+        String timing = phases.entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue().toMillis() + "ms")
+                .collect(Collectors.joining(" "));
+        return String.format(
+                "rebuilt %s: %d snapshots -> 1, data files %d -> %d, rows %d (pruned %d, carried %d in %d"
+                        + " files), bytes %d -> %d, attempts %d, %s, reclaim job %s %s after the grace window,"
+                        + " %d handles reloaded",
+                table,
+                snapshotsBefore,
+                dataFilesBefore,
+                dataFilesAfter,
+                rows,
+                rowsPruned,
+                carriedRows,
+                carriedFiles,
+                bytesBefore,
+                bytesAfter,
+                attempts,
+                timing,
+                reclaimJob,
+                retired,
+                handlesReloaded);
+    }
 }

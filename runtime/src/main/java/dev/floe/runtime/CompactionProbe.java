@@ -9,7 +9,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
  */
 @FunctionalInterface
 public interface CompactionProbe {
-  CompactionProbe NONE = (step, table) -> {};
+    CompactionProbe NONE = (step, table) -> {};
 
-  void reached(CompactionStep step, TableIdentifier table);
+    void reached(CompactionStep step, TableIdentifier table);
 }

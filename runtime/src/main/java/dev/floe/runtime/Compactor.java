@@ -17,58 +17,53 @@ import org.slf4j.LoggerFactory;
  * RebuildException}.
  */
 public final class Compactor {
-  private static final Logger LOG = LoggerFactory.getLogger(Compactor.class);
+    private static final Logger LOG = LoggerFactory.getLogger(Compactor.class);
 
-  /** What every attempt of this compactor shares. */
-  record Context(
-      RebuildSettings settings, WriterGate gate, HandleRegistry handles, CompactionProbe probe, Clock clock) {}
+    /** What every attempt of this compactor shares. */
+    record Context(
+            RebuildSettings settings, WriterGate gate, HandleRegistry handles, CompactionProbe probe, Clock clock) {}
 
-  private final Context context;
+    private final Context context;
 
-  public Compactor(
-      RebuildSettings settings,
-      WriterGate gate,
-      HandleRegistry handles,
-      CompactionProbe probe,
-      Clock clock) {
-    this.context = new Context(settings, gate, handles, probe, clock);
-  }
-
-  /** A compactor with its own gate and no tracked handles, for use without the agent. */
-  public Compactor(RebuildSettings settings) {
-    this(settings, new WriterGate(), new HandleRegistry(0), CompactionProbe.NONE, Clock.systemUTC());
-  }
-
-  /**
-   * Rebuilds {@code identifier} and swaps the result into its name.
-   *
-   * @throws RebuildException if the table cannot be rebuilt ({@link RebuildRefusal}) or the
-   *     rebuild failed; the live table is then exactly as it was
-   * @throws TableBusyException if commits other than appends raced every attempt
-   */
-  public CompactReport compactTable(MapDbCatalog catalog, TableIdentifier identifier, Prune prune) {
-    return compactTable(new MapDbRebuildCatalog(catalog), identifier, prune);
-  }
-
-  /**
-   * {@link #compactTable(MapDbCatalog, TableIdentifier, Prune)} in any catalog floe can rebuild a
-   * table in: swapped into the name in floe's own, committed in place in any other.
-   */
-  public CompactReport compactTable(RebuildCatalog catalog, TableIdentifier identifier, Prune prune) {
-    int attempts = context.settings().maxAttempts();
-    for (int attempt = 1; attempt <= attempts; attempt++) {
-      CompactReport report = new RebuildAttempt(context, catalog, identifier, prune, attempt).run();
-      if (report != null) {
-        LOG.debug("floe: {}", report.summary());
-        return report;
-      }
+    public Compactor(
+            RebuildSettings settings, WriterGate gate, HandleRegistry handles, CompactionProbe probe, Clock clock) {
+        this.context = new Context(settings, gate, handles, probe, clock);
     }
-    throw new TableBusyException(
-        "Table "
-            + identifier
-            + " is busy: commits other than appends landed during each of "
-            + attempts
-            + " rebuild attempts, so it was left as it is (a rebuild carries appends that land while it"
-            + " runs, and starts again on anything else).");
-  }
+
+    /** A compactor with its own gate and no tracked handles, for use without the agent. */
+    public Compactor(RebuildSettings settings) {
+        this(settings, new WriterGate(), new HandleRegistry(0), CompactionProbe.NONE, Clock.systemUTC());
+    }
+
+    /**
+     * Rebuilds {@code identifier} and swaps the result into its name.
+     *
+     * @throws RebuildException if the table cannot be rebuilt ({@link RebuildRefusal}) or the
+     *     rebuild failed; the live table is then exactly as it was
+     * @throws TableBusyException if commits other than appends raced every attempt
+     */
+    public CompactReport compactTable(MapDbCatalog catalog, TableIdentifier identifier, Prune prune) {
+        return compactTable(new MapDbRebuildCatalog(catalog), identifier, prune);
+    }
+
+    /**
+     * {@link #compactTable(MapDbCatalog, TableIdentifier, Prune)} in any catalog floe can rebuild a
+     * table in: swapped into the name in floe's own, committed in place in any other.
+     */
+    public CompactReport compactTable(RebuildCatalog catalog, TableIdentifier identifier, Prune prune) {
+        int attempts = context.settings().maxAttempts();
+        for (int attempt = 1; attempt <= attempts; attempt++) {
+            CompactReport report = new RebuildAttempt(context, catalog, identifier, prune, attempt).run();
+            if (report != null) {
+                LOG.debug("floe: {}", report.summary());
+                return report;
+            }
+        }
+        throw new TableBusyException("Table "
+                + identifier
+                + " is busy: commits other than appends landed during each of "
+                + attempts
+                + " rebuild attempts, so it was left as it is (a rebuild carries appends that land while it"
+                + " runs, and starts again on anything else).");
+    }
 }

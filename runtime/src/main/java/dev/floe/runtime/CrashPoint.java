@@ -11,24 +11,24 @@ package dev.floe.runtime;
  * the swap's {@code insideTransaction} callback ({@link ScratchSwap}).
  */
 public final class CrashPoint {
-  public static final String PROPERTY = "floe.internal.halt-at";
-  /** Exit status of a halted JVM, as after {@code kill -9}. */
-  public static final int HALT_STATUS = 137;
+    public static final String PROPERTY = "floe.internal.halt-at";
+    /** Exit status of a halted JVM, as after {@code kill -9}. */
+    public static final int HALT_STATUS = 137;
 
-  private static final String TARGET = System.getProperty(PROPERTY);
+    private static final String TARGET = System.getProperty(PROPERTY);
 
-  private CrashPoint() {}
+    private CrashPoint() {}
 
-  /**
-   * Halts the JVM if {@code name} is the configured crash point, at once, whatever other threads are
-   * doing: a catalog commit they have in progress is cut short like any other write, which the
-   * catalog's journal recovers from (see README, "MapDB catalog").
-   */
-  public static void reach(String name) {
-    if (TARGET != null && TARGET.equals(name)) {
-      System.err.println("[floe] halting at crash point " + name);
-      System.err.flush();
-      Runtime.getRuntime().halt(HALT_STATUS);
+    /**
+     * Halts the JVM if {@code name} is the configured crash point, at once, whatever other threads are
+     * doing: a catalog commit they have in progress is cut short like any other write, which the
+     * catalog's journal recovers from (see README, "MapDB catalog").
+     */
+    public static void reach(String name) {
+        if (TARGET != null && TARGET.equals(name)) {
+            System.err.println("[floe] halting at crash point " + name);
+            System.err.flush();
+            Runtime.getRuntime().halt(HALT_STATUS);
+        }
     }
-  }
 }

@@ -6,24 +6,24 @@ import org.slf4j.LoggerFactory;
 
 /** The guard's failures: counted, the last one kept for JMX, each logged once as one line. */
 final class ErrorLog {
-  /** Under the guard's name: operators filter floe's errors by it. */
-  private static final Logger LOG = LoggerFactory.getLogger(Guard.class);
+    /** Under the guard's name: operators filter floe's errors by it. */
+    private static final Logger LOG = LoggerFactory.getLogger(Guard.class);
 
-  private final AtomicLong count = new AtomicLong();
-  private volatile String last = "";
+    private final AtomicLong count = new AtomicLong();
+    private volatile String last = "";
 
-  void record(String what, Throwable e) {
-    count.incrementAndGet();
-    last = what + ": " + e;
-    LOG.error("floe: failed {}: {}", what, e.toString());
-    LOG.debug("floe: failure detail", e);
-  }
+    void record(String what, Throwable e) {
+        count.incrementAndGet();
+        last = what + ": " + e;
+        LOG.error("floe: failed {}: {}", what, e.toString());
+        LOG.debug("floe: failure detail", e);
+    }
 
-  long count() {
-    return count.get();
-  }
+    long count() {
+        return count.get();
+    }
 
-  String last() {
-    return last;
-  }
+    String last() {
+        return last;
+    }
 }

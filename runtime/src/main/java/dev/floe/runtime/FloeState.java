@@ -9,11 +9,11 @@ import java.util.NavigableMap;
  * transaction; for tables of any other catalog, in a state file of floe's own.
  */
 public interface FloeState {
-  /** The entries of {@code section}, key to value. */
-  NavigableMap<String, String> entries(String section);
+    /** The entries of {@code section}, key to value. */
+    NavigableMap<String, String> entries(String section);
 
-  void put(String section, String key, String value);
+    void put(String section, String key, String value);
 
-  /** True if the entry was there. */
-  boolean remove(String section, String key);
+    /** True if the entry was there. */
+    boolean remove(String section, String key);
 }

@@ -26,254 +26,262 @@ import org.slf4j.LoggerFactory;
  * <p>Nothing here throws into the host: failures are counted, logged once, and the host goes on.
  */
 public final class Guard implements GuardMetricsMBean {
-  private static final Logger LOG = LoggerFactory.getLogger(Guard.class);
+    private static final Logger LOG = LoggerFactory.getLogger(Guard.class);
 
-  private final GuardSettings settings;
-  private final Clock clock;
-  private final WriterGate gate = new WriterGate();
-  /** The gate wait of the operation this thread is in, until its first commit reports it. */
-  private final ThreadLocal<long[]> operationWait = ThreadLocal.withInitial(() -> new long[1]);
-  private final HandleRegistry handles;
-  private final TableGlobs globs;
-  private final TriggerPolicy policy;
-  private final Compactor compactor;
-  private final GuardThread thread;
-  private final HostCatalogs catalogs = new HostCatalogs();
-  private final ErrorLog errors = new ErrorLog();
-  private final Maintenance maintenance;
-  private final GuardMBeans mbeans;
-  private final ConcurrentMap<TableIdentifier, GuardedTable> tables = new ConcurrentHashMap<>();
-  private final AtomicLong rebuilds = new AtomicLong();
+    private final GuardSettings settings;
+    private final Clock clock;
+    private final WriterGate gate = new WriterGate();
+    /** The gate wait of the operation this thread is in, until its first commit reports it. */
+    private final ThreadLocal<long[]> operationWait = ThreadLocal.withInitial(() -> new long[1]);
 
-  /**
-   * @param jmxSuffix appended to the names of this guard's MBeans and thread (the agent gives each
-   *     class loader's guard its own, {@code ,loader=<name>}); empty for the only guard
-   */
-  public Guard(GuardSettings settings, Clock clock, String jmxSuffix) {
-    this.settings = settings;
-    this.clock = clock;
-    this.handles = new HandleRegistry(settings.maxTrackedHandles());
-    this.globs = new TableGlobs(settings.tables());
-    this.policy = new TriggerPolicy(settings);
-    this.compactor =
-        new Compactor(
-            settings.rebuild(), gate, handles, (step, table) -> CrashPoint.reach("rebuild." + step), clock);
-    this.thread =
-        new GuardThread(jmxSuffix.isEmpty() ? "floe-compactor" : "floe-compactor[" + jmxSuffix.substring(1) + "]");
-    this.maintenance = new Maintenance(thread, catalogs, errors, clock, settings.rebuild());
-    this.mbeans = new GuardMBeans(settings.jmx(), jmxSuffix);
-    mbeans.agent(this);
-  }
+    private final HandleRegistry handles;
+    private final TableGlobs globs;
+    private final TriggerPolicy policy;
+    private final Compactor compactor;
+    private final GuardThread thread;
+    private final HostCatalogs catalogs = new HostCatalogs();
+    private final ErrorLog errors = new ErrorLog();
+    private final Maintenance maintenance;
+    private final GuardMBeans mbeans;
+    private final ConcurrentMap<TableIdentifier, GuardedTable> tables = new ConcurrentHashMap<>();
+    private final AtomicLong rebuilds = new AtomicLong();
 
-  /** Whether commits of {@code table} pass the gate and are watched. */
-  public boolean guards(TableIdentifier table) {
-    return !ScratchTable.isScratchName(table) && globs.matches(table);
-  }
-
-  /**
-   * Called on the host's thread before a commit of {@code table}: takes the table's gate if it is
-   * guarded. Returns the nanoseconds waited, or -1 when the table is not guarded (and no gate was
-   * taken). Inside an operation ({@link #beforeOperation}) the gate is already held; the wait
-   * returned is then the operation's, once.
-   */
-  public long beforeCommit(TableIdentifier table) {
-    if (!guards(table)) {
-      return -1;
+    /**
+     * @param jmxSuffix appended to the names of this guard's MBeans and thread (the agent gives each
+     *     class loader's guard its own, {@code ,loader=<name>}); empty for the only guard
+     */
+    public Guard(GuardSettings settings, Clock clock, String jmxSuffix) {
+        this.settings = settings;
+        this.clock = clock;
+        this.handles = new HandleRegistry(settings.maxTrackedHandles());
+        this.globs = new TableGlobs(settings.tables());
+        this.policy = new TriggerPolicy(settings);
+        this.compactor = new Compactor(
+                settings.rebuild(), gate, handles, (step, table) -> CrashPoint.reach("rebuild." + step), clock);
+        this.thread = new GuardThread(
+                jmxSuffix.isEmpty() ? "floe-compactor" : "floe-compactor[" + jmxSuffix.substring(1) + "]");
+        this.maintenance = new Maintenance(thread, catalogs, errors, clock, settings.rebuild());
+        this.mbeans = new GuardMBeans(settings.jmx(), jmxSuffix);
+        mbeans.agent(this);
     }
-    if (gate.isHeldByCurrentThread(table)) {
-      gate.enter(table);
-      long[] waited = operationWait.get();
-      long wait = waited[0];
-      waited[0] = 0;
-      return wait;
-    }
-    return gate.enter(table);
-  }
 
-  /**
-   * Called on the host's thread before a whole snapshot-producing operation of {@code table} (an
-   * append's apply and commit, with Iceberg's retries): takes the table's gate if it is guarded, so
-   * an operation that waited while a rebuild swapped the table applies itself to the swapped table,
-   * instead of failing its compare-and-swap and backing off before Iceberg retries it. Returns the
-   * nanoseconds waited, or -1 when no gate was taken; pass it to {@link #afterOperation}.
-   */
-  public long beforeOperation(TableIdentifier table) {
-    if (!guards(table)) {
-      return -1;
+    /** Whether commits of {@code table} pass the gate and are watched. */
+    public boolean guards(TableIdentifier table) {
+        return !ScratchTable.isScratchName(table) && globs.matches(table);
     }
-    long wait = gate.enter(table);
-    operationWait.get()[0] = wait;
-    return wait;
-  }
 
-  /** Releases the gate taken by {@link #beforeOperation} ({@code gateWait >= 0}). */
-  public void afterOperation(TableIdentifier table, long gateWait) {
-    if (gateWait < 0) {
-      return;
-    }
-    operationWait.get()[0] = 0;
-    gate.exit(table);
-  }
-
-  /**
-   * Called on the host's thread after a commit through {@code ops}, whatever its outcome: releases
-   * the gate taken by {@link #beforeCommit} ({@code gateWait >= 0}), then, if the commit
-   * succeeded, observes the table's growth and perhaps queues a rebuild.
-   */
-  public void afterCommit(MapDbTableOperations ops, TableMetadata committed, boolean succeeded, long gateWait) {
-    if (gateWait < 0) {
-      return;
-    }
-    TableIdentifier table = ops.identifier();
-    gate.exit(table);
-    if (!succeeded || committed == null) {
-      return;
-    }
-    MapDbCatalog catalog = ops.catalog();
-    try {
-      catalogs.seen(catalog);
-      GuardedTable state = state(table);
-      TableGrowth growth = growthOf(ops, committed);
-      state.metrics.committed(growth, gateWait);
-      state.lastCommitted = committed;
-      maintenance.committed(catalog, table, state);
-      String reason = policy.reason(growth, state.lastRebuild, state.filesAfterRebuild, clock.instant());
-      if (reason == null || state.busyAt(clock.instant())) {
-        return;
-      }
-      if (committed.spec().isPartitioned()) {
-        if (state.warnedPartitioned.compareAndSet(false, true)) {
-          LOG.warn("floe: {} is partitioned; it is monitored but not rebuilt (floe rebuilds unpartitioned tables only)", table);
+    /**
+     * Called on the host's thread before a commit of {@code table}: takes the table's gate if it is
+     * guarded. Returns the nanoseconds waited, or -1 when the table is not guarded (and no gate was
+     * taken). Inside an operation ({@link #beforeOperation}) the gate is already held; the wait
+     * returned is then the operation's, once.
+     */
+    public long beforeCommit(TableIdentifier table) {
+        if (!guards(table)) {
+            return -1;
         }
-        return;
-      }
-      if (state.queued.compareAndSet(false, true)) {
-        thread.execute(() -> rebuild(catalog, table, reason, state));
-      }
-    } catch (RuntimeException e) {
-      errors.record("observing a commit of " + table, e);
+        if (gate.isHeldByCurrentThread(table)) {
+            gate.enter(table);
+            long[] waited = operationWait.get();
+            long wait = waited[0];
+            waited[0] = 0;
+            return wait;
+        }
+        return gate.enter(table);
     }
-  }
 
-  /** Called when the host loads a table handle from a MapDbCatalog: tracked for reload after swaps. */
-  public void tableLoaded(TableIdentifier table, Table handle) {
-    if (guards(table)) {
-      handles.track(table, handle);
+    /**
+     * Called on the host's thread before a whole snapshot-producing operation of {@code table} (an
+     * append's apply and commit, with Iceberg's retries): takes the table's gate if it is guarded, so
+     * an operation that waited while a rebuild swapped the table applies itself to the swapped table,
+     * instead of failing its compare-and-swap and backing off before Iceberg retries it. Returns the
+     * nanoseconds waited, or -1 when no gate was taken; pass it to {@link #afterOperation}.
+     */
+    public long beforeOperation(TableIdentifier table) {
+        if (!guards(table)) {
+            return -1;
+        }
+        long wait = gate.enter(table);
+        operationWait.get()[0] = wait;
+        return wait;
     }
-  }
 
-  /** Called when the host opens a MapDbCatalog: recovery runs on the background thread. */
-  public void catalogOpened(MapDbCatalog catalog) {
-    maintenance.catalogOpened(catalog);
-  }
-
-  /** Waits until everything queued so far on the background thread has run. */
-  public void awaitIdle(Duration timeout) throws InterruptedException {
-    thread.awaitIdle(timeout);
-  }
-
-  /** The metrics of a table this guard has seen commit, or null. */
-  public TableMetrics metrics(TableIdentifier table) {
-    GuardedTable state = tables.get(table);
-    return state == null ? null : state.metrics;
-  }
-
-  public WriterGate gate() {
-    return gate;
-  }
-
-  /**
-   * Stops the background thread after the task at hand (queued rebuilds are dropped) and removes
-   * this guard's MBeans.
-   */
-  public void close() {
-    mbeans.unregisterAll();
-    thread.close();
-  }
-
-  private void rebuild(MapDbCatalog catalog, TableIdentifier table, String reason, GuardedTable state) {
-    try {
-      if (catalogs.withOwn(catalog, own -> rebuildOn(own, table, reason, state))) {
-        state.lastRebuild = clock.instant();
-      }
-    } catch (Throwable e) {
-      state.metrics.failed(e);
-      errors.record("rebuilding " + table, e);
-      state.lastRebuild = clock.instant();
-    } finally {
-      state.queued.set(false);
+    /** Releases the gate taken by {@link #beforeOperation} ({@code gateWait >= 0}). */
+    public void afterOperation(TableIdentifier table, long gateWait) {
+        if (gateWait < 0) {
+            return;
+        }
+        operationWait.get()[0] = 0;
+        gate.exit(table);
     }
-  }
 
-  private void rebuildOn(MapDbCatalog catalog, TableIdentifier table, String reason, GuardedTable state) {
-    LOG.debug("floe: rebuilding {} ({})", table, reason);
-    CompactReport report;
-    try {
-      report = compactor.compactTable(catalog, table, settings.prune().get());
-    } catch (TableBusyException e) {
-      backOff(state, e);
-      return;
+    /**
+     * Called on the host's thread after a commit through {@code ops}, whatever its outcome: releases
+     * the gate taken by {@link #beforeCommit} ({@code gateWait >= 0}), then, if the commit
+     * succeeded, observes the table's growth and perhaps queues a rebuild.
+     */
+    public void afterCommit(MapDbTableOperations ops, TableMetadata committed, boolean succeeded, long gateWait) {
+        if (gateWait < 0) {
+            return;
+        }
+        TableIdentifier table = ops.identifier();
+        gate.exit(table);
+        if (!succeeded || committed == null) {
+            return;
+        }
+        MapDbCatalog catalog = ops.catalog();
+        try {
+            catalogs.seen(catalog);
+            GuardedTable state = state(table);
+            TableGrowth growth = growthOf(ops, committed);
+            state.metrics.committed(growth, gateWait);
+            state.lastCommitted = committed;
+            maintenance.committed(catalog, table, state);
+            String reason = policy.reason(growth, state.lastRebuild, state.filesAfterRebuild, clock.instant());
+            if (reason == null || state.busyAt(clock.instant())) {
+                return;
+            }
+            if (committed.spec().isPartitioned()) {
+                if (state.warnedPartitioned.compareAndSet(false, true)) {
+                    LOG.warn(
+                            "floe: {} is partitioned; it is monitored but not rebuilt (floe rebuilds unpartitioned tables only)",
+                            table);
+                }
+                return;
+            }
+            if (state.queued.compareAndSet(false, true)) {
+                thread.execute(() -> rebuild(catalog, table, reason, state));
+            }
+        } catch (RuntimeException e) {
+            errors.record("observing a commit of " + table, e);
+        }
     }
-    state.busyStreak = 0;
-    state.busyUntil = null;
-    state.metrics.backedOff(0, null);
-    state.metrics.rebuilt(report);
-    state.filesAfterRebuild = report.dataFilesAfter();
-    rebuilds.incrementAndGet();
-    // its files are due when the grace window ends: reclaim then, not at the next periodic pass
-    maintenance.reclaimAfter(settings.rebuild().reclaimGrace());
-  }
 
-  /** A busy table is left alone for a while, longer after each busy rebuild in a row. */
-  private void backOff(GuardedTable state, TableBusyException e) {
-    int streak = state.busyStreak + 1;
-    Duration wait = settings.busyWait(streak);
-    Instant until = clock.instant().plus(wait);
-    state.busyStreak = streak;
-    state.busyUntil = until;
-    state.metrics.backedOff(streak, until);
-    LOG.warn("floe: {} Busy {} time(s) in a row: left alone for {} (until {}).", e.getMessage(), streak, wait, until);
-  }
+    /** Called when the host loads a table handle from a MapDbCatalog: tracked for reload after swaps. */
+    public void tableLoaded(TableIdentifier table, Table handle) {
+        if (guards(table)) {
+            handles.track(table, handle);
+        }
+    }
 
-  private GuardedTable state(TableIdentifier table) {
-    return tables.computeIfAbsent(table, id -> {
-      GuardedTable created = new GuardedTable(new TableMetrics(() -> handles.tracked(id)));
-      mbeans.table(id, created.metrics);
-      return created;
-    });
-  }
+    /** Called when the host opens a MapDbCatalog: recovery runs on the background thread. */
+    public void catalogOpened(MapDbCatalog catalog) {
+        maintenance.catalogOpened(catalog);
+    }
 
-  /** From the pointer and the file the commit left, not the catalog: the host may have closed it. */
-  private static TableGrowth growthOf(MapDbTableOperations ops, TableMetadata committed) {
-    Snapshot current = committed.currentSnapshot();
-    long dataFiles = current == null ? 0 : Long.parseLong(current.summary().getOrDefault("total-data-files", "0"));
-    String location = ops.pointer();
-    long metadataBytes = location == null ? 0 : ops.io().newInputFile(location).getLength();
-    return new TableGrowth(committed.snapshots().size(), dataFiles, metadataBytes);
-  }
+    /** Waits until everything queued so far on the background thread has run. */
+    public void awaitIdle(Duration timeout) throws InterruptedException {
+        thread.awaitIdle(timeout);
+    }
 
-  @Override
-  public int getQueueLength() {
-    return thread.queueLength();
-  }
+    /** The metrics of a table this guard has seen commit, or null. */
+    public TableMetrics metrics(TableIdentifier table) {
+        GuardedTable state = tables.get(table);
+        return state == null ? null : state.metrics;
+    }
 
-  @Override
-  public long getErrors() {
-    return errors.count();
-  }
+    public WriterGate gate() {
+        return gate;
+    }
 
-  @Override
-  public long getRebuilds() {
-    return rebuilds.get();
-  }
+    /**
+     * Stops the background thread after the task at hand (queued rebuilds are dropped) and removes
+     * this guard's MBeans.
+     */
+    public void close() {
+        mbeans.unregisterAll();
+        thread.close();
+    }
 
-  @Override
-  public int getGuardedTables() {
-    return tables.size();
-  }
+    private void rebuild(MapDbCatalog catalog, TableIdentifier table, String reason, GuardedTable state) {
+        try {
+            if (catalogs.withOwn(catalog, own -> rebuildOn(own, table, reason, state))) {
+                state.lastRebuild = clock.instant();
+            }
+        } catch (Throwable e) {
+            state.metrics.failed(e);
+            errors.record("rebuilding " + table, e);
+            state.lastRebuild = clock.instant();
+        } finally {
+            state.queued.set(false);
+        }
+    }
 
-  @Override
-  public String getLastError() {
-    return errors.last();
-  }
+    private void rebuildOn(MapDbCatalog catalog, TableIdentifier table, String reason, GuardedTable state) {
+        LOG.debug("floe: rebuilding {} ({})", table, reason);
+        CompactReport report;
+        try {
+            report = compactor.compactTable(catalog, table, settings.prune().get());
+        } catch (TableBusyException e) {
+            backOff(state, e);
+            return;
+        }
+        state.busyStreak = 0;
+        state.busyUntil = null;
+        state.metrics.backedOff(0, null);
+        state.metrics.rebuilt(report);
+        state.filesAfterRebuild = report.dataFilesAfter();
+        rebuilds.incrementAndGet();
+        // its files are due when the grace window ends: reclaim then, not at the next periodic pass
+        maintenance.reclaimAfter(settings.rebuild().reclaimGrace());
+    }
+
+    /** A busy table is left alone for a while, longer after each busy rebuild in a row. */
+    private void backOff(GuardedTable state, TableBusyException e) {
+        int streak = state.busyStreak + 1;
+        Duration wait = settings.busyWait(streak);
+        Instant until = clock.instant().plus(wait);
+        state.busyStreak = streak;
+        state.busyUntil = until;
+        state.metrics.backedOff(streak, until);
+        LOG.warn(
+                "floe: {} Busy {} time(s) in a row: left alone for {} (until {}).",
+                e.getMessage(),
+                streak,
+                wait,
+                until);
+    }
+
+    private GuardedTable state(TableIdentifier table) {
+        return tables.computeIfAbsent(table, id -> {
+            GuardedTable created = new GuardedTable(new TableMetrics(() -> handles.tracked(id)));
+            mbeans.table(id, created.metrics);
+            return created;
+        });
+    }
+
+    /** From the pointer and the file the commit left, not the catalog: the host may have closed it. */
+    private static TableGrowth growthOf(MapDbTableOperations ops, TableMetadata committed) {
+        Snapshot current = committed.currentSnapshot();
+        long dataFiles = current == null ? 0 : Long.parseLong(current.summary().getOrDefault("total-data-files", "0"));
+        String location = ops.pointer();
+        long metadataBytes =
+                location == null ? 0 : ops.io().newInputFile(location).getLength();
+        return new TableGrowth(committed.snapshots().size(), dataFiles, metadataBytes);
+    }
+
+    @Override
+    public int getQueueLength() {
+        return thread.queueLength();
+    }
+
+    @Override
+    public long getErrors() {
+        return errors.count();
+    }
+
+    @Override
+    public long getRebuilds() {
+        return rebuilds.get();
+    }
+
+    @Override
+    public int getGuardedTables() {
+        return tables.size();
+    }
+
+    @Override
+    public String getLastError() {
+        return errors.last();
+    }
 }

@@ -16,54 +16,54 @@ import org.slf4j.LoggerFactory;
  * several class loaders. Nothing is registered when JMX is off.
  */
 final class GuardMBeans {
-  private static final Logger LOG = LoggerFactory.getLogger(GuardMBeans.class);
+    private static final Logger LOG = LoggerFactory.getLogger(GuardMBeans.class);
 
-  private final boolean enabled;
-  private final String suffix;
-  private final List<ObjectName> registered = new CopyOnWriteArrayList<>();
+    private final boolean enabled;
+    private final String suffix;
+    private final List<ObjectName> registered = new CopyOnWriteArrayList<>();
 
-  GuardMBeans(boolean enabled, String suffix) {
-    this.enabled = enabled;
-    this.suffix = suffix;
-  }
-
-  void agent(GuardMetricsMBean bean) {
-    register("dev.floe:type=Agent" + suffix, bean, GuardMetricsMBean.class);
-  }
-
-  void table(TableIdentifier table, TableMetricsMBean bean) {
-    register("dev.floe:type=Table,name=" + quoteIfNeeded(table.toString()) + suffix, bean, TableMetricsMBean.class);
-  }
-
-  void unregisterAll() {
-    MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-    for (ObjectName name : registered) {
-      try {
-        server.unregisterMBean(name);
-      } catch (Exception e) {
-        // gone already
-      }
+    GuardMBeans(boolean enabled, String suffix) {
+        this.enabled = enabled;
+        this.suffix = suffix;
     }
-    registered.clear();
-  }
 
-  private <T> void register(String name, T bean, Class<T> view) {
-    if (!enabled) {
-      return;
+    void agent(GuardMetricsMBean bean) {
+        register("dev.floe:type=Agent" + suffix, bean, GuardMetricsMBean.class);
     }
-    try {
-      MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-      ObjectName objectName = new ObjectName(name);
-      if (!server.isRegistered(objectName)) {
-        server.registerMBean(new StandardMBean(bean, view), objectName);
-        registered.add(objectName);
-      }
-    } catch (Exception | LinkageError e) {
-      LOG.warn("floe: could not register MBean {}: {}", name, e.toString());
-    }
-  }
 
-  private static String quoteIfNeeded(String value) {
-    return value.matches("[A-Za-z0-9_.\\-]+") ? value : ObjectName.quote(value);
-  }
+    void table(TableIdentifier table, TableMetricsMBean bean) {
+        register("dev.floe:type=Table,name=" + quoteIfNeeded(table.toString()) + suffix, bean, TableMetricsMBean.class);
+    }
+
+    void unregisterAll() {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        for (ObjectName name : registered) {
+            try {
+                server.unregisterMBean(name);
+            } catch (Exception e) {
+                // gone already
+            }
+        }
+        registered.clear();
+    }
+
+    private <T> void register(String name, T bean, Class<T> view) {
+        if (!enabled) {
+            return;
+        }
+        try {
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            ObjectName objectName = new ObjectName(name);
+            if (!server.isRegistered(objectName)) {
+                server.registerMBean(new StandardMBean(bean, view), objectName);
+                registered.add(objectName);
+            }
+        } catch (Exception | LinkageError e) {
+            LOG.warn("floe: could not register MBean {}: {}", name, e.toString());
+        }
+    }
+
+    private static String quoteIfNeeded(String value) {
+        return value.matches("[A-Za-z0-9_.\\-]+") ? value : ObjectName.quote(value);
+    }
 }

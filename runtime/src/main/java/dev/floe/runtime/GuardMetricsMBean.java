@@ -2,13 +2,13 @@ package dev.floe.runtime;
 
 /** JMX view of the guard as a whole: {@code dev.floe:type=Agent}. */
 public interface GuardMetricsMBean {
-  int getQueueLength();
+    int getQueueLength();
 
-  long getErrors();
+    long getErrors();
 
-  long getRebuilds();
+    long getRebuilds();
 
-  int getGuardedTables();
+    int getGuardedTables();
 
-  String getLastError();
+    String getLastError();
 }

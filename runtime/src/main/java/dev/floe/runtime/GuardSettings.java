@@ -22,44 +22,62 @@ import java.util.function.Supplier;
  * @param busyBackoffMax the longest that wait grows to
  */
 public record GuardSettings(
-    List<String> tables,
-    long triggerSnapshots,
-    long triggerDataFiles,
-    long triggerMetadataBytes,
-    Duration minInterval,
-    RebuildSettings rebuild,
-    Supplier<Prune> prune,
-    int maxTrackedHandles,
-    boolean jmx,
-    Duration busyBackoff,
-    Duration busyBackoffMax) {
+        List<String> tables,
+        long triggerSnapshots,
+        long triggerDataFiles,
+        long triggerMetadataBytes,
+        Duration minInterval,
+        RebuildSettings rebuild,
+        Supplier<Prune> prune,
+        int maxTrackedHandles,
+        boolean jmx,
+        Duration busyBackoff,
+        Duration busyBackoffMax) {
 
-  public GuardSettings {
-    tables = List.copyOf(tables);
-    if (busyBackoff.isNegative() || busyBackoffMax.compareTo(busyBackoff) < 0) {
-      throw new IllegalArgumentException(
-          "busyBackoff must not be negative nor above busyBackoffMax: " + busyBackoff + ", " + busyBackoffMax);
+    public GuardSettings {
+        tables = List.copyOf(tables);
+        if (busyBackoff.isNegative() || busyBackoffMax.compareTo(busyBackoff) < 0) {
+            throw new IllegalArgumentException("busyBackoff must not be negative nor above busyBackoffMax: "
+                    + busyBackoff + ", " + busyBackoffMax);
+        }
     }
-  }
 
-  /** The wait after the {@code streak}-th busy rebuild in a row (1 or more). */
-  public Duration busyWait(int streak) {
-    Duration wait = busyBackoff;
-    for (int i = 1; i < streak && wait.compareTo(busyBackoffMax) < 0; i++) {
-      wait = wait.multipliedBy(2);
+    /** The wait after the {@code streak}-th busy rebuild in a row (1 or more). */
+    public Duration busyWait(int streak) {
+        Duration wait = busyBackoff;
+        for (int i = 1; i < streak && wait.compareTo(busyBackoffMax) < 0; i++) {
+            wait = wait.multipliedBy(2);
+        }
+        return wait.compareTo(busyBackoffMax) > 0 ? busyBackoffMax : wait;
     }
-    return wait.compareTo(busyBackoffMax) > 0 ? busyBackoffMax : wait;
-  }
 
-  public GuardSettings withBusyBackoff(Duration initial, Duration max) {
-    return new GuardSettings(
-        tables, triggerSnapshots, triggerDataFiles, triggerMetadataBytes, minInterval, rebuild, prune, maxTrackedHandles,
-        jmx, initial, max);
-  }
+    public GuardSettings withBusyBackoff(Duration initial, Duration max) {
+        return new GuardSettings(
+                tables,
+                triggerSnapshots,
+                triggerDataFiles,
+                triggerMetadataBytes,
+                minInterval,
+                rebuild,
+                prune,
+                maxTrackedHandles,
+                jmx,
+                initial,
+                max);
+    }
 
-  public static GuardSettings defaults() {
-    return new GuardSettings(
-        List.of(), 500, 1000, 16L << 20, Duration.ofMinutes(1), RebuildSettings.defaults(), () -> Prune.NONE, 512, true,
-        Duration.ofMinutes(1), Duration.ofHours(1));
-  }
+    public static GuardSettings defaults() {
+        return new GuardSettings(
+                List.of(),
+                500,
+                1000,
+                16L << 20,
+                Duration.ofMinutes(1),
+                RebuildSettings.defaults(),
+                () -> Prune.NONE,
+                512,
+                true,
+                Duration.ofMinutes(1),
+                Duration.ofHours(1));
+    }
 }

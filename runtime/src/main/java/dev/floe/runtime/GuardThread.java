@@ -11,51 +11,51 @@ import java.util.concurrent.TimeoutException;
  * at a time, never on a host thread.
  */
 final class GuardThread {
-  private final ScheduledThreadPoolExecutor worker;
+    private final ScheduledThreadPoolExecutor worker;
 
-  GuardThread(String name) {
-    this.worker = new ScheduledThreadPoolExecutor(1, runnable -> {
-      Thread thread = new Thread(runnable, name);
-      thread.setDaemon(true);
-      return thread;
-    });
-    worker.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-  }
-
-  void execute(Runnable task) {
-    worker.execute(task);
-  }
-
-  void schedule(Runnable task, Duration delay) {
-    worker.schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS);
-  }
-
-  void every(Duration period, Runnable task) {
-    worker.scheduleWithFixedDelay(task, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
-  }
-
-  int queueLength() {
-    return worker.getQueue().size();
-  }
-
-  /** Waits until everything queued so far has run. */
-  void awaitIdle(Duration timeout) throws InterruptedException {
-    var done = worker.submit(() -> {});
-    try {
-      done.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (ExecutionException | TimeoutException e) {
-      throw new IllegalStateException("floe's background thread did not go idle within " + timeout, e);
+    GuardThread(String name) {
+        this.worker = new ScheduledThreadPoolExecutor(1, runnable -> {
+            Thread thread = new Thread(runnable, name);
+            thread.setDaemon(true);
+            return thread;
+        });
+        worker.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     }
-  }
 
-  /** Stops after the task at hand; queued tasks are dropped. */
-  void close() {
-    worker.shutdown();
-    worker.getQueue().clear();
-    try {
-      worker.awaitTermination(30, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    void execute(Runnable task) {
+        worker.execute(task);
     }
-  }
+
+    void schedule(Runnable task, Duration delay) {
+        worker.schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    void every(Duration period, Runnable task) {
+        worker.scheduleWithFixedDelay(task, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    int queueLength() {
+        return worker.getQueue().size();
+    }
+
+    /** Waits until everything queued so far has run. */
+    void awaitIdle(Duration timeout) throws InterruptedException {
+        var done = worker.submit(() -> {});
+        try {
+            done.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("floe's background thread did not go idle within " + timeout, e);
+        }
+    }
+
+    /** Stops after the task at hand; queued tasks are dropped. */
+    void close() {
+        worker.shutdown();
+        worker.getQueue().clear();
+        try {
+            worker.awaitTermination(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
 }

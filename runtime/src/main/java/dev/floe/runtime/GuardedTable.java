@@ -7,26 +7,29 @@ import org.apache.iceberg.TableMetadata;
 
 /** What the guard knows of one guarded table between its commits and rebuilds. */
 final class GuardedTable {
-  final TableMetrics metrics;
-  /** A rebuild of the table is queued or running. */
-  final AtomicBoolean queued = new AtomicBoolean();
-  final AtomicBoolean warnedPartitioned = new AtomicBoolean();
-  /** A metadata trim is queued. */
-  final AtomicBoolean trimQueued = new AtomicBoolean();
-  final AtomicInteger commitsSinceTrim = new AtomicInteger();
-  volatile TableMetadata lastCommitted;
-  volatile Instant lastRebuild;
-  volatile long filesAfterRebuild;
-  /** Busy rebuilds in a row, and until when the table is left alone after the last one. */
-  volatile int busyStreak;
-  volatile Instant busyUntil;
+    final TableMetrics metrics;
+    /** A rebuild of the table is queued or running. */
+    final AtomicBoolean queued = new AtomicBoolean();
 
-  GuardedTable(TableMetrics metrics) {
-    this.metrics = metrics;
-  }
+    final AtomicBoolean warnedPartitioned = new AtomicBoolean();
+    /** A metadata trim is queued. */
+    final AtomicBoolean trimQueued = new AtomicBoolean();
 
-  boolean busyAt(Instant now) {
-    Instant until = busyUntil;
-    return until != null && now.isBefore(until);
-  }
+    final AtomicInteger commitsSinceTrim = new AtomicInteger();
+    volatile TableMetadata lastCommitted;
+    volatile Instant lastRebuild;
+    volatile long filesAfterRebuild;
+    /** Busy rebuilds in a row, and until when the table is left alone after the last one. */
+    volatile int busyStreak;
+
+    volatile Instant busyUntil;
+
+    GuardedTable(TableMetrics metrics) {
+        this.metrics = metrics;
+    }
+
+    boolean busyAt(Instant now) {
+        Instant until = busyUntil;
+        return until != null && now.isBefore(until);
+    }
 }

@@ -15,46 +15,46 @@ import org.slf4j.LoggerFactory;
  * every tracked handle of the table is refreshed, so none keeps pinning the retired metadata.
  */
 public final class HandleRegistry {
-  private static final Logger LOG = LoggerFactory.getLogger(HandleRegistry.class);
+    private static final Logger LOG = LoggerFactory.getLogger(HandleRegistry.class);
 
-  private final int maxHandles;
-  private final Map<Table, TableIdentifier> handles = new WeakHashMap<>();
+    private final int maxHandles;
+    private final Map<Table, TableIdentifier> handles = new WeakHashMap<>();
 
-  public HandleRegistry(int maxHandles) {
-    this.maxHandles = maxHandles;
-  }
-
-  /** Starts tracking {@code table} as a handle of {@code identifier}, if there is room. */
-  public synchronized void track(TableIdentifier identifier, Table table) {
-    if (handles.size() < maxHandles || handles.containsKey(table)) {
-      handles.put(table, identifier);
+    public HandleRegistry(int maxHandles) {
+        this.maxHandles = maxHandles;
     }
-  }
 
-  /** How many live handles of {@code identifier} are tracked. */
-  public synchronized int tracked(TableIdentifier identifier) {
-    return (int) handles.values().stream().filter(identifier::equals).count();
-  }
-
-  /** Refreshes every tracked handle of {@code identifier}; returns how many were refreshed. */
-  public int reload(TableIdentifier identifier) {
-    List<Table> tables = new ArrayList<>();
-    synchronized (this) {
-      handles.forEach((table, id) -> {
-        if (id.equals(identifier)) {
-          tables.add(table);
+    /** Starts tracking {@code table} as a handle of {@code identifier}, if there is room. */
+    public synchronized void track(TableIdentifier identifier, Table table) {
+        if (handles.size() < maxHandles || handles.containsKey(table)) {
+            handles.put(table, identifier);
         }
-      });
     }
-    int reloaded = 0;
-    for (Table table : tables) {
-      try {
-        table.refresh();
-        reloaded += 1;
-      } catch (RuntimeException e) {
-        LOG.warn("floe: could not refresh a handle of {} after its rebuild: {}", identifier, e.toString());
-      }
+
+    /** How many live handles of {@code identifier} are tracked. */
+    public synchronized int tracked(TableIdentifier identifier) {
+        return (int) handles.values().stream().filter(identifier::equals).count();
     }
-    return reloaded;
-  }
+
+    /** Refreshes every tracked handle of {@code identifier}; returns how many were refreshed. */
+    public int reload(TableIdentifier identifier) {
+        List<Table> tables = new ArrayList<>();
+        synchronized (this) {
+            handles.forEach((table, id) -> {
+                if (id.equals(identifier)) {
+                    tables.add(table);
+                }
+            });
+        }
+        int reloaded = 0;
+        for (Table table : tables) {
+            try {
+                table.refresh();
+                reloaded += 1;
+            } catch (RuntimeException e) {
+                LOG.warn("floe: could not refresh a handle of {} after its rebuild: {}", identifier, e.toString());
+            }
+        }
+        return reloaded;
+    }
 }

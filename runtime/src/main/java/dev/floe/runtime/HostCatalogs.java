@@ -21,54 +21,54 @@ import org.slf4j.LoggerFactory;
  * commit there, and the next instance the host opens brings the work back.
  */
 final class HostCatalogs {
-  private static final Logger LOG = LoggerFactory.getLogger(HostCatalogs.class);
+    private static final Logger LOG = LoggerFactory.getLogger(HostCatalogs.class);
 
-  /** The newest instance seen per catalog file, weakly: floe never keeps a host's catalog alive. */
-  private final Map<Path, WeakReference<MapDbCatalog>> newest = new ConcurrentHashMap<>();
+    /** The newest instance seen per catalog file, weakly: floe never keeps a host's catalog alive. */
+    private final Map<Path, WeakReference<MapDbCatalog>> newest = new ConcurrentHashMap<>();
 
-  /** Notes an instance the host opened or committed through. */
-  void seen(MapDbCatalog catalog) {
-    Path file = catalog.catalogFile();
-    if (file != null) {
-      WeakReference<MapDbCatalog> known = newest.get(file);
-      if (known == null || known.get() != catalog) {
-        newest.put(file, new WeakReference<>(catalog));
-      }
+    /** Notes an instance the host opened or committed through. */
+    void seen(MapDbCatalog catalog) {
+        Path file = catalog.catalogFile();
+        if (file != null) {
+            WeakReference<MapDbCatalog> known = newest.get(file);
+            if (known == null || known.get() != catalog) {
+                newest.put(file, new WeakReference<>(catalog));
+            }
+        }
     }
-  }
 
-  /**
-   * Runs {@code work} on an instance of floe's own on {@code catalog}'s file, and closes it after.
-   * Returns false, running nothing, when no instance of that file is open in this JVM.
-   */
-  boolean withOwn(MapDbCatalog catalog, Consumer<MapDbCatalog> work) {
-    MapDbCatalog own = catalog.openAnother();
-    if (own == null) {
-      LOG.debug("floe: {} is closed and no other instance holds its file open; work on it waits", catalog);
-      return false;
+    /**
+     * Runs {@code work} on an instance of floe's own on {@code catalog}'s file, and closes it after.
+     * Returns false, running nothing, when no instance of that file is open in this JVM.
+     */
+    boolean withOwn(MapDbCatalog catalog, Consumer<MapDbCatalog> work) {
+        MapDbCatalog own = catalog.openAnother();
+        if (own == null) {
+            LOG.debug("floe: {} is closed and no other instance holds its file open; work on it waits", catalog);
+            return false;
+        }
+        try {
+            work.accept(own);
+            return true;
+        } finally {
+            try {
+                own.close();
+            } catch (IOException | RuntimeException e) {
+                LOG.debug("floe: closing floe's own instance of {} failed: {}", catalog, e.toString());
+            }
+        }
     }
-    try {
-      work.accept(own);
-      return true;
-    } finally {
-      try {
-        own.close();
-      } catch (IOException | RuntimeException e) {
-        LOG.debug("floe: closing floe's own instance of {} failed: {}", catalog, e.toString());
-      }
-    }
-  }
 
-  /** One instance per catalog file seen, the newest (open or not). */
-  List<MapDbCatalog> perFile() {
-    List<MapDbCatalog> catalogs = new ArrayList<>();
-    newest.values().removeIf(reference -> reference.get() == null);
-    for (WeakReference<MapDbCatalog> reference : newest.values()) {
-      MapDbCatalog catalog = reference.get();
-      if (catalog != null) {
-        catalogs.add(catalog);
-      }
+    /** One instance per catalog file seen, the newest (open or not). */
+    List<MapDbCatalog> perFile() {
+        List<MapDbCatalog> catalogs = new ArrayList<>();
+        newest.values().removeIf(reference -> reference.get() == null);
+        for (WeakReference<MapDbCatalog> reference : newest.values()) {
+            MapDbCatalog catalog = reference.get();
+            if (catalog != null) {
+                catalogs.add(catalog);
+            }
+        }
+        return catalogs;
     }
-    return catalogs;
-  }
 }

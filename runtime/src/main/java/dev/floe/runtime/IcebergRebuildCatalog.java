@@ -19,70 +19,70 @@ import org.apache.iceberg.io.FileIO;
  * catalog's compare-and-swap decides.
  */
 public final class IcebergRebuildCatalog implements RebuildCatalog {
-  /** The least time between two reads of a table's pointer while its rows stream. */
-  static final long POINTER_EVERY_NANOS = 250_000_000L;
+    /** The least time between two reads of a table's pointer while its rows stream. */
+    static final long POINTER_EVERY_NANOS = 250_000_000L;
 
-  private final Catalog catalog;
-  private final FloeState state;
-  private final Map<TableIdentifier, long[]> lastRead = new ConcurrentHashMap<>();
-  private final Map<TableIdentifier, String> lastLocation = new ConcurrentHashMap<>();
+    private final Catalog catalog;
+    private final FloeState state;
+    private final Map<TableIdentifier, long[]> lastRead = new ConcurrentHashMap<>();
+    private final Map<TableIdentifier, String> lastLocation = new ConcurrentHashMap<>();
 
-  public IcebergRebuildCatalog(Catalog catalog, FloeState state) {
-    this.catalog = catalog;
-    this.state = state;
-  }
-
-  @Override
-  public String name() {
-    return catalog.name();
-  }
-
-  @Override
-  public FileIO io(TableIdentifier table) {
-    return ((HasTableOperations) catalog.loadTable(table)).operations().io();
-  }
-
-  @Override
-  public Table loadTableUncached(TableIdentifier table) {
-    return catalog.loadTable(table);
-  }
-
-  @Override
-  public String currentLocation(TableIdentifier table, TableOperations liveOps) {
-    long now = System.nanoTime();
-    long[] last = lastRead.computeIfAbsent(table, t -> new long[] {now - POINTER_EVERY_NANOS});
-    String known = lastLocation.get(table);
-    if (known != null && now - last[0] < POINTER_EVERY_NANOS) {
-      return known;
+    public IcebergRebuildCatalog(Catalog catalog, FloeState state) {
+        this.catalog = catalog;
+        this.state = state;
     }
-    last[0] = now;
-    String location = liveOps.refresh().metadataFileLocation();
-    lastLocation.put(table, location);
-    return location;
-  }
 
-  @Override
-  public FloeState state() {
-    return state;
-  }
+    @Override
+    public String name() {
+        return catalog.name();
+    }
 
-  @Override
-  public NavigableMap<Long, String> commitLog(TableIdentifier table) {
-    return new TreeMap<>(); // the table's metadata log is all the history such a catalog keeps
-  }
+    @Override
+    public FileIO io(TableIdentifier table) {
+        return ((HasTableOperations) catalog.loadTable(table)).operations().io();
+    }
 
-  @Override
-  public int forgetCommits(TableIdentifier table, Collection<Long> sequences) {
-    return 0;
-  }
+    @Override
+    public Table loadTableUncached(TableIdentifier table) {
+        return catalog.loadTable(table);
+    }
 
-  @Override
-  public boolean installsBySwap() {
-    return false;
-  }
+    @Override
+    public String currentLocation(TableIdentifier table, TableOperations liveOps) {
+        long now = System.nanoTime();
+        long[] last = lastRead.computeIfAbsent(table, t -> new long[] {now - POINTER_EVERY_NANOS});
+        String known = lastLocation.get(table);
+        if (known != null && now - last[0] < POINTER_EVERY_NANOS) {
+            return known;
+        }
+        last[0] = now;
+        String location = liveOps.refresh().metadataFileLocation();
+        lastLocation.put(table, location);
+        return location;
+    }
 
-  @Override
-  public String toString() {
-    return "catalog " + catalog.name();
-  }
+    @Override
+    public FloeState state() {
+        return state;
+    }
+
+    @Override
+    public NavigableMap<Long, String> commitLog(TableIdentifier table) {
+        return new TreeMap<>(); // the table's metadata log is all the history such a catalog keeps
+    }
+
+    @Override
+    public int forgetCommits(TableIdentifier table, Collection<Long> sequences) {
+        return 0;
+    }
+
+    @Override
+    public boolean installsBySwap() {
+        return false;
+    }
+
+    @Override
+    public String toString() {
+        return "catalog " + catalog.name();
+    }
 }

@@ -23,71 +23,78 @@ import org.apache.iceberg.io.FileIO;
  * the commit went.
  */
 final class InPlace extends Installation {
-  private final Table live;
-  private TableMetadata rebuilt;
+    private final Table live;
+    private TableMetadata rebuilt;
 
-  InPlace(
-      RebuildCatalog catalog,
-      TableIdentifier identifier,
-      Table live,
-      TableOperations liveOps,
-      RebuildSettings settings,
-      RebuildJournal journal) {
-    super(catalog, identifier, liveOps, settings, journal);
-    this.live = live;
-  }
-
-  @Override
-  Table target() {
-    return live;
-  }
-
-  @Override
-  void commit(List<DataFile> known, ManifestFile prewritten, List<DataFile> late, TableMetadata current, long pinned) {
-    rebuilt =
-        InPlaceInstall.stage(
-            liveOps, current, RebuiltTableProperties.of(settings, current.properties()), known, prewritten, late,
-            pinned, settings.writerMarkers(), journal);
-  }
-
-  @Override
-  ReclaimJob install(TableMetadata current, List<String> retiredMetadata, Instant due) {
-    ReclaimJob job = job(null, retiredMetadata, due);
-    catalog.state().put(ReclaimJob.SECTION, job.id(), job.encode());
-    try {
-      mayBeLive = true;
-      InPlaceInstall.commit(liveOps, current, rebuilt);
-    } catch (CommitFailedException e) {
-      // another writer's commit landed first (the gate covers only this process): it is kept,
-      // and this attempt starts again from it
-      mayBeLive = false;
-      catalog.state().remove(ReclaimJob.SECTION, job.id());
-      throw new RebuildAttempt.StartAgain("the catalog refused the install: " + e.getMessage());
-    } catch (CommitStateUnknownException e) {
-      throw new RebuildException(
-          "Rebuild of " + identifier + " could not tell whether its commit landed (" + e.getMessage()
-              + "); recovery and reclaim settle it by reference",
-          e);
+    InPlace(
+            RebuildCatalog catalog,
+            TableIdentifier identifier,
+            Table live,
+            TableOperations liveOps,
+            RebuildSettings settings,
+            RebuildJournal journal) {
+        super(catalog, identifier, liveOps, settings, journal);
+        this.live = live;
     }
-    journal.clear();
-    return job;
-  }
 
-  /**
-   * Deletes the files {@code journal} lists that {@code current} does not reference, and clears
-   * it: an attempt that did not install, or a crashed one whichever way its commit went.
-   */
-  static void discardUnreferenced(TableMetadata current, FileIO io, RebuildJournal journal) {
-    Set<String> live = ReachableFiles.of(current, io);
-    for (String file : journal.files()) {
-      if (!live.contains(file)) {
+    @Override
+    Table target() {
+        return live;
+    }
+
+    @Override
+    void commit(
+            List<DataFile> known, ManifestFile prewritten, List<DataFile> late, TableMetadata current, long pinned) {
+        rebuilt = InPlaceInstall.stage(
+                liveOps,
+                current,
+                RebuiltTableProperties.of(settings, current.properties()),
+                known,
+                prewritten,
+                late,
+                pinned,
+                settings.writerMarkers(),
+                journal);
+    }
+
+    @Override
+    ReclaimJob install(TableMetadata current, List<String> retiredMetadata, Instant due) {
+        ReclaimJob job = job(null, retiredMetadata, due);
+        catalog.state().put(ReclaimJob.SECTION, job.id(), job.encode());
         try {
-          io.deleteFile(file);
-        } catch (NotFoundException e) {
-          // never written
+            mayBeLive = true;
+            InPlaceInstall.commit(liveOps, current, rebuilt);
+        } catch (CommitFailedException e) {
+            // another writer's commit landed first (the gate covers only this process): it is kept,
+            // and this attempt starts again from it
+            mayBeLive = false;
+            catalog.state().remove(ReclaimJob.SECTION, job.id());
+            throw new RebuildAttempt.StartAgain("the catalog refused the install: " + e.getMessage());
+        } catch (CommitStateUnknownException e) {
+            throw new RebuildException(
+                    "Rebuild of " + identifier + " could not tell whether its commit landed (" + e.getMessage()
+                            + "); recovery and reclaim settle it by reference",
+                    e);
         }
-      }
+        journal.clear();
+        return job;
     }
-    journal.clear();
-  }
+
+    /**
+     * Deletes the files {@code journal} lists that {@code current} does not reference, and clears
+     * it: an attempt that did not install, or a crashed one whichever way its commit went.
+     */
+    static void discardUnreferenced(TableMetadata current, FileIO io, RebuildJournal journal) {
+        Set<String> live = ReachableFiles.of(current, io);
+        for (String file : journal.files()) {
+            if (!live.contains(file)) {
+                try {
+                    io.deleteFile(file);
+                } catch (NotFoundException e) {
+                    // never written
+                }
+            }
+        }
+        journal.clear();
+    }
 }

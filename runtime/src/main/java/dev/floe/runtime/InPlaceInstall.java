@@ -25,36 +25,38 @@ import org.apache.iceberg.TableOperations;
  * reclaimed later, by reference, after the grace window.
  */
 final class InPlaceInstall {
-  private InPlaceInstall() {}
+    private InPlaceInstall() {}
 
-  /**
-   * The rebuilt version of {@code base}, staged but not yet committed: its files are written, its
-   * metadata file is not.
-   */
-  static TableMetadata stage(
-      TableOperations liveOps,
-      TableMetadata base,
-      Map<String, String> extraProperties,
-      List<DataFile> known,
-      ManifestFile prewritten,
-      List<DataFile> late,
-      long pinned,
-      int maxWriters,
-      RebuildJournal journal) {
-    TableMetadata stripped =
-        TableMetadata.buildFrom(base).removeSnapshots(base.snapshots()).setProperties(extraProperties).build();
-    StagedOperations staged = new StagedOperations(liveOps, stripped);
-    Table target = new BaseTable(staged, "floe-rebuild-of-" + base.uuid());
-    RebuiltSnapshotCommit.commit(target, known, prewritten, late, base, pinned, maxWriters, journal);
-    return staged.staged();
-  }
+    /**
+     * The rebuilt version of {@code base}, staged but not yet committed: its files are written, its
+     * metadata file is not.
+     */
+    static TableMetadata stage(
+            TableOperations liveOps,
+            TableMetadata base,
+            Map<String, String> extraProperties,
+            List<DataFile> known,
+            ManifestFile prewritten,
+            List<DataFile> late,
+            long pinned,
+            int maxWriters,
+            RebuildJournal journal) {
+        TableMetadata stripped = TableMetadata.buildFrom(base)
+                .removeSnapshots(base.snapshots())
+                .setProperties(extraProperties)
+                .build();
+        StagedOperations staged = new StagedOperations(liveOps, stripped);
+        Table target = new BaseTable(staged, "floe-rebuild-of-" + base.uuid());
+        RebuiltSnapshotCommit.commit(target, known, prewritten, late, base, pinned, maxWriters, journal);
+        return staged.staged();
+    }
 
-  /**
-   * Commits {@code rebuilt} over {@code base} through the live table's own operations: throws the
-   * catalog's {@code CommitFailedException} when the table moved since {@code base}, and nothing
-   * is then installed.
-   */
-  static void commit(TableOperations liveOps, TableMetadata base, TableMetadata rebuilt) {
-    liveOps.commit(base, rebuilt);
-  }
+    /**
+     * Commits {@code rebuilt} over {@code base} through the live table's own operations: throws the
+     * catalog's {@code CommitFailedException} when the table moved since {@code base}, and nothing
+     * is then installed.
+     */
+    static void commit(TableOperations liveOps, TableMetadata base, TableMetadata rebuilt) {
+        liveOps.commit(base, rebuilt);
+    }
 }

@@ -16,70 +16,70 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * InPlace} for any other.
  */
 abstract class Installation {
-  final RebuildCatalog catalog;
-  final TableIdentifier identifier;
-  final TableOperations liveOps;
-  final RebuildSettings settings;
-  final RebuildJournal journal;
-  /** Whether the install may have landed: from then on nothing this attempt wrote is deleted. */
-  boolean mayBeLive;
+    final RebuildCatalog catalog;
+    final TableIdentifier identifier;
+    final TableOperations liveOps;
+    final RebuildSettings settings;
+    final RebuildJournal journal;
+    /** Whether the install may have landed: from then on nothing this attempt wrote is deleted. */
+    boolean mayBeLive;
 
-  Installation(
-      RebuildCatalog catalog,
-      TableIdentifier identifier,
-      TableOperations liveOps,
-      RebuildSettings settings,
-      RebuildJournal journal) {
-    this.catalog = catalog;
-    this.identifier = identifier;
-    this.liveOps = liveOps;
-    this.settings = settings;
-    this.journal = journal;
-  }
-
-  /** The installation {@code catalog} uses; step 2 (the scratch table, if any) happens here. */
-  static Installation start(
-      RebuildCatalog catalog,
-      TableIdentifier identifier,
-      Table live,
-      TableMetadata base,
-      RebuildSettings settings,
-      RebuildJournal journal) {
-    TableOperations liveOps = ((org.apache.iceberg.HasTableOperations) live).operations();
-    if (catalog.installsBySwap()) {
-      return new ScratchSwap((MapDbRebuildCatalog) catalog, identifier, liveOps, base, settings, journal);
+    Installation(
+            RebuildCatalog catalog,
+            TableIdentifier identifier,
+            TableOperations liveOps,
+            RebuildSettings settings,
+            RebuildJournal journal) {
+        this.catalog = catalog;
+        this.identifier = identifier;
+        this.liveOps = liveOps;
+        this.settings = settings;
+        this.journal = journal;
     }
-    return new InPlace(catalog, identifier, live, liveOps, settings, journal);
-  }
 
-  /** The table the rebuilt files and manifests are written for. */
-  abstract Table target();
-
-  /** Step 5: the rebuilt snapshot over the snapshots of {@code current}. */
-  abstract void commit(
-      List<DataFile> known, ManifestFile prewritten, List<DataFile> late, TableMetadata current, long pinned);
-
-  /**
-   * Step 6: makes the rebuilt table live, with a reclaim job for what it retires; throws {@link
-   * RebuildAttempt.StartAgain} when the catalog says the table moved since {@code current}.
-   */
-  abstract ReclaimJob install(TableMetadata current, List<String> retiredMetadata, Instant due);
-
-  /**
-   * An attempt that ends before its install (or whose installation never started): everything
-   * {@code journal} lists goes, and the scratch table if there is one; in place, only what the live
-   * table does not reference.
-   */
-  static void discard(RebuildCatalog catalog, TableOperations liveOps, RebuildJournal journal) {
-    if (catalog instanceof MapDbRebuildCatalog mapDb) {
-      ScratchTable.discard(mapDb.catalog(), journal);
-    } else {
-      InPlace.discardUnreferenced(liveOps.refresh(), liveOps.io(), journal);
+    /** The installation {@code catalog} uses; step 2 (the scratch table, if any) happens here. */
+    static Installation start(
+            RebuildCatalog catalog,
+            TableIdentifier identifier,
+            Table live,
+            TableMetadata base,
+            RebuildSettings settings,
+            RebuildJournal journal) {
+        TableOperations liveOps = ((org.apache.iceberg.HasTableOperations) live).operations();
+        if (catalog.installsBySwap()) {
+            return new ScratchSwap((MapDbRebuildCatalog) catalog, identifier, liveOps, base, settings, journal);
+        }
+        return new InPlace(catalog, identifier, live, liveOps, settings, journal);
     }
-  }
 
-  /** The reclaim job of this attempt, with the journal's key as its id. */
-  ReclaimJob job(String rebuilt, List<String> retiredMetadata, Instant due) {
-    return new ReclaimJob(journal.scratch().toString(), identifier, due, rebuilt, false, retiredMetadata);
-  }
+    /** The table the rebuilt files and manifests are written for. */
+    abstract Table target();
+
+    /** Step 5: the rebuilt snapshot over the snapshots of {@code current}. */
+    abstract void commit(
+            List<DataFile> known, ManifestFile prewritten, List<DataFile> late, TableMetadata current, long pinned);
+
+    /**
+     * Step 6: makes the rebuilt table live, with a reclaim job for what it retires; throws {@link
+     * RebuildAttempt.StartAgain} when the catalog says the table moved since {@code current}.
+     */
+    abstract ReclaimJob install(TableMetadata current, List<String> retiredMetadata, Instant due);
+
+    /**
+     * An attempt that ends before its install (or whose installation never started): everything
+     * {@code journal} lists goes, and the scratch table if there is one; in place, only what the live
+     * table does not reference.
+     */
+    static void discard(RebuildCatalog catalog, TableOperations liveOps, RebuildJournal journal) {
+        if (catalog instanceof MapDbRebuildCatalog mapDb) {
+            ScratchTable.discard(mapDb.catalog(), journal);
+        } else {
+            InPlace.discardUnreferenced(liveOps.refresh(), liveOps.io(), journal);
+        }
+    }
+
+    /** The reclaim job of this attempt, with the journal's key as its id. */
+    ReclaimJob job(String rebuilt, List<String> retiredMetadata, Instant due) {
+        return new ReclaimJob(journal.scratch().toString(), identifier, due, rebuilt, false, retiredMetadata);
+    }
 }

@@ -14,76 +14,76 @@ import org.apache.iceberg.io.FileIO;
  * a scratch table into the live name, in one transaction with its reclaim job.
  */
 public final class MapDbRebuildCatalog implements RebuildCatalog {
-  private final MapDbCatalog catalog;
-  private final FloeState state;
+    private final MapDbCatalog catalog;
+    private final FloeState state;
 
-  public MapDbRebuildCatalog(MapDbCatalog catalog) {
-    this.catalog = catalog;
-    this.state = new FloeState() {
-      @Override
-      public NavigableMap<String, String> entries(String section) {
-        return catalog.durableEntries(section);
-      }
+    public MapDbRebuildCatalog(MapDbCatalog catalog) {
+        this.catalog = catalog;
+        this.state = new FloeState() {
+            @Override
+            public NavigableMap<String, String> entries(String section) {
+                return catalog.durableEntries(section);
+            }
 
-      @Override
-      public void put(String section, String key, String value) {
-        catalog.putDurable(section, key, value);
-      }
+            @Override
+            public void put(String section, String key, String value) {
+                catalog.putDurable(section, key, value);
+            }
 
-      @Override
-      public boolean remove(String section, String key) {
-        return catalog.removeDurable(section, key);
-      }
-    };
-  }
+            @Override
+            public boolean remove(String section, String key) {
+                return catalog.removeDurable(section, key);
+            }
+        };
+    }
 
-  /** The catalog itself, for the swap. */
-  public MapDbCatalog catalog() {
-    return catalog;
-  }
+    /** The catalog itself, for the swap. */
+    public MapDbCatalog catalog() {
+        return catalog;
+    }
 
-  @Override
-  public String name() {
-    return catalog.name();
-  }
+    @Override
+    public String name() {
+        return catalog.name();
+    }
 
-  @Override
-  public FileIO io(TableIdentifier table) {
-    return catalog.io();
-  }
+    @Override
+    public FileIO io(TableIdentifier table) {
+        return catalog.io();
+    }
 
-  @Override
-  public Table loadTableUncached(TableIdentifier table) {
-    return catalog.loadTableUncached(table);
-  }
+    @Override
+    public Table loadTableUncached(TableIdentifier table) {
+        return catalog.loadTableUncached(table);
+    }
 
-  @Override
-  public String currentLocation(TableIdentifier table, TableOperations liveOps) {
-    return catalog.metadataLocation(table);
-  }
+    @Override
+    public String currentLocation(TableIdentifier table, TableOperations liveOps) {
+        return catalog.metadataLocation(table);
+    }
 
-  @Override
-  public FloeState state() {
-    return state;
-  }
+    @Override
+    public FloeState state() {
+        return state;
+    }
 
-  @Override
-  public NavigableMap<Long, String> commitLog(TableIdentifier table) {
-    return catalog.commitLog(table);
-  }
+    @Override
+    public NavigableMap<Long, String> commitLog(TableIdentifier table) {
+        return catalog.commitLog(table);
+    }
 
-  @Override
-  public int forgetCommits(TableIdentifier table, Collection<Long> sequences) {
-    return catalog.forgetCommits(table, sequences);
-  }
+    @Override
+    public int forgetCommits(TableIdentifier table, Collection<Long> sequences) {
+        return catalog.forgetCommits(table, sequences);
+    }
 
-  @Override
-  public boolean installsBySwap() {
-    return true;
-  }
+    @Override
+    public boolean installsBySwap() {
+        return true;
+    }
 
-  @Override
-  public String toString() {
-    return catalog.toString();
-  }
+    @Override
+    public String toString() {
+        return catalog.toString();
+    }
 }

@@ -27,86 +27,87 @@ import org.apache.iceberg.exceptions.NotFoundException;
  * it short too (and the swap that prunes it quick).
  */
 final class MetadataHistoryTrim {
-  /**
-   * Commit-log entries removed per catalog transaction: host commits wait for the catalog while one
-   * runs, so hundreds (a long rebuild's worth) go in small steps.
-   */
-  static final int FORGET_PER_TRANSACTION = 32;
+    /**
+     * Commit-log entries removed per catalog transaction: host commits wait for the catalog while one
+     * runs, so hundreds (a long rebuild's worth) go in small steps.
+     */
+    static final int FORGET_PER_TRANSACTION = 32;
 
-  private MetadataHistoryTrim() {}
+    private MetadataHistoryTrim() {}
 
-  /**
-   * Right after a rebuild's swap: deletes those of the old table's metadata files that its last
-   * metadata ({@code last}) no longer listed. They are in the swap's reclaim job too (so a crash
-   * before this leaks nothing), which has been expanded through them already; deleting them now
-   * keeps them from waiting out the grace window. Returns how many.
-   */
-  static int deleteForgotten(RebuildCatalog catalog, TableIdentifier table, List<String> retiredMetadata, TableMetadata last) {
-    Set<String> listed = listed(last);
-    int deleted = 0;
-    for (String file : retiredMetadata) {
-      if (!listed.contains(file)) {
-        deleteQuietly(catalog, table, file);
-        deleted += 1;
-      }
+    /**
+     * Right after a rebuild's swap: deletes those of the old table's metadata files that its last
+     * metadata ({@code last}) no longer listed. They are in the swap's reclaim job too (so a crash
+     * before this leaks nothing), which has been expanded through them already; deleting them now
+     * keeps them from waiting out the grace window. Returns how many.
+     */
+    static int deleteForgotten(
+            RebuildCatalog catalog, TableIdentifier table, List<String> retiredMetadata, TableMetadata last) {
+        Set<String> listed = listed(last);
+        int deleted = 0;
+        for (String file : retiredMetadata) {
+            if (!listed.contains(file)) {
+                deleteQuietly(catalog, table, file);
+                deleted += 1;
+            }
+        }
+        return deleted;
     }
-    return deleted;
-  }
 
-  private static Set<String> listed(TableMetadata metadata) {
-    Set<String> listed = new HashSet<>();
-    if (metadata.metadataFileLocation() != null) {
-      listed.add(metadata.metadataFileLocation());
+    private static Set<String> listed(TableMetadata metadata) {
+        Set<String> listed = new HashSet<>();
+        if (metadata.metadataFileLocation() != null) {
+            listed.add(metadata.metadataFileLocation());
+        }
+        metadata.previousFiles().forEach(entry -> listed.add(entry.file()));
+        return listed;
     }
-    metadata.previousFiles().forEach(entry -> listed.add(entry.file()));
-    return listed;
-  }
 
-  private static void deleteQuietly(RebuildCatalog catalog, TableIdentifier table, String file) {
-    try {
-      catalog.io(table).deleteFile(file);
-    } catch (NotFoundException e) {
-      // deleted already (by Iceberg's own delete-after-commit, say)
+    private static void deleteQuietly(RebuildCatalog catalog, TableIdentifier table, String file) {
+        try {
+            catalog.io(table).deleteFile(file);
+        } catch (NotFoundException e) {
+            // deleted already (by Iceberg's own delete-after-commit, say)
+        }
     }
-  }
 
-  /**
-   * Trims {@code table} against {@code seen}, a version of it known in memory (the one a host
-   * commit just made, or one a rebuild read): every commit-log entry older than the oldest file
-   * {@code seen}'s log lists, and not listed, is deleted. Newer entries (commits since {@code seen})
-   * stay whatever they are; after a swap the log holds none of {@code seen}'s files and nothing is
-   * deleted. Returns how many files were deleted (or were gone already).
-   */
-  static int trim(MapDbCatalog catalog, TableIdentifier table, TableMetadata seen) {
-    return trim(new MapDbRebuildCatalog(catalog), table, seen);
-  }
+    /**
+     * Trims {@code table} against {@code seen}, a version of it known in memory (the one a host
+     * commit just made, or one a rebuild read): every commit-log entry older than the oldest file
+     * {@code seen}'s log lists, and not listed, is deleted. Newer entries (commits since {@code seen})
+     * stay whatever they are; after a swap the log holds none of {@code seen}'s files and nothing is
+     * deleted. Returns how many files were deleted (or were gone already).
+     */
+    static int trim(MapDbCatalog catalog, TableIdentifier table, TableMetadata seen) {
+        return trim(new MapDbRebuildCatalog(catalog), table, seen);
+    }
 
-  /** {@link #trim(MapDbCatalog, TableIdentifier, TableMetadata)}; nothing for catalogs that keep no commit log. */
-  static int trim(RebuildCatalog catalog, TableIdentifier table, TableMetadata seen) {
-    Set<String> listed = listed(seen);
-    NavigableMap<Long, String> log = catalog.commitLog(table);
-    Long oldestListed = null;
-    for (Map.Entry<Long, String> entry : log.entrySet()) {
-      if (listed.contains(entry.getValue())) {
-        oldestListed = entry.getKey();
-        break;
-      }
-    }
-    if (oldestListed == null) {
-      return 0;
-    }
-    List<Long> forget = new ArrayList<>();
-    int forgotten = 0;
-    for (Map.Entry<Long, String> entry : log.headMap(oldestListed, false).entrySet()) {
-      deleteQuietly(catalog, table, entry.getValue());
-      forget.add(entry.getKey());
-      if (forget.size() == FORGET_PER_TRANSACTION) {
-        forgotten += forget.size();
+    /** {@link #trim(MapDbCatalog, TableIdentifier, TableMetadata)}; nothing for catalogs that keep no commit log. */
+    static int trim(RebuildCatalog catalog, TableIdentifier table, TableMetadata seen) {
+        Set<String> listed = listed(seen);
+        NavigableMap<Long, String> log = catalog.commitLog(table);
+        Long oldestListed = null;
+        for (Map.Entry<Long, String> entry : log.entrySet()) {
+            if (listed.contains(entry.getValue())) {
+                oldestListed = entry.getKey();
+                break;
+            }
+        }
+        if (oldestListed == null) {
+            return 0;
+        }
+        List<Long> forget = new ArrayList<>();
+        int forgotten = 0;
+        for (Map.Entry<Long, String> entry : log.headMap(oldestListed, false).entrySet()) {
+            deleteQuietly(catalog, table, entry.getValue());
+            forget.add(entry.getKey());
+            if (forget.size() == FORGET_PER_TRANSACTION) {
+                forgotten += forget.size();
+                catalog.forgetCommits(table, forget);
+                forget.clear();
+            }
+        }
         catalog.forgetCommits(table, forget);
-        forget.clear();
-      }
+        return forgotten + forget.size();
     }
-    catalog.forgetCommits(table, forget);
-    return forgotten + forget.size();
-  }
 }

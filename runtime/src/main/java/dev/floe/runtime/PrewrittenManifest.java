@@ -22,24 +22,25 @@ import org.apache.iceberg.io.OutputFile;
  * it is. A format-1 table would copy it, so there the files are appended one by one instead.
  */
 final class PrewrittenManifest {
-  private PrewrittenManifest() {}
+    private PrewrittenManifest() {}
 
-  /** The manifest, or null when the table's format copies appended manifests (or nothing to list). */
-  static ManifestFile write(Table scratch, List<DataFile> files, RebuildJournal journal) {
-    TableMetadata metadata = ((HasTableOperations) scratch).operations().current();
-    if (files.isEmpty() || metadata.formatVersion() < 2) {
-      return null;
+    /** The manifest, or null when the table's format copies appended manifests (or nothing to list). */
+    static ManifestFile write(Table scratch, List<DataFile> files, RebuildJournal journal) {
+        TableMetadata metadata = ((HasTableOperations) scratch).operations().current();
+        if (files.isEmpty() || metadata.formatVersion() < 2) {
+            return null;
+        }
+        String location = ((HasTableOperations) scratch)
+                .operations()
+                .metadataFileLocation("floe-" + UUID.randomUUID() + "-m0.avro");
+        journal.fileStarted(location);
+        OutputFile out = scratch.io().newOutputFile(location);
+        ManifestWriter<DataFile> writer = ManifestFiles.write(metadata.formatVersion(), scratch.spec(), out, null);
+        try (writer) {
+            files.forEach(writer::add);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot write manifest " + location, e);
+        }
+        return writer.toManifestFile();
     }
-    String location =
-        ((HasTableOperations) scratch).operations().metadataFileLocation("floe-" + UUID.randomUUID() + "-m0.avro");
-    journal.fileStarted(location);
-    OutputFile out = scratch.io().newOutputFile(location);
-    ManifestWriter<DataFile> writer = ManifestFiles.write(metadata.formatVersion(), scratch.spec(), out, null);
-    try (writer) {
-      files.forEach(writer::add);
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot write manifest " + location, e);
-    }
-    return writer.toManifestFile();
-  }
 }

@@ -11,9 +11,9 @@ import org.apache.iceberg.data.Record;
  */
 @FunctionalInterface
 public interface Prune {
-  /** Keeps every row. */
-  Prune NONE = row -> false;
+    /** Keeps every row. */
+    Prune NONE = row -> false;
 
-  /** True to leave {@code row} out of the rebuilt table. */
-  boolean drop(Record row) throws Exception;
+    /** True to leave {@code row} out of the rebuilt table. */
+    boolean drop(Record row) throws Exception;
 }

@@ -25,81 +25,81 @@ import org.apache.iceberg.io.FileIO;
  * <p>Manifests shared by many snapshots (fast appends carry them all forward) are read once.
  */
 final class ReachableFiles {
-  private final FileIO io;
-  private final boolean strict;
-  private final Set<String> files = new LinkedHashSet<>();
-  private final Set<String> manifestsRead = new HashSet<>();
-  private final Set<Long> snapshotsSeen = new HashSet<>();
+    private final FileIO io;
+    private final boolean strict;
+    private final Set<String> files = new LinkedHashSet<>();
+    private final Set<String> manifestsRead = new HashSet<>();
+    private final Set<Long> snapshotsSeen = new HashSet<>();
 
-  /**
-   * @param strict whether a manifest that cannot be found is an error (for what must be kept) or
-   *     merely skipped (for what is being deleted, where an interrupted run may have removed it)
-   */
-  ReachableFiles(FileIO io, boolean strict) {
-    this.io = io;
-    this.strict = strict;
-  }
+    /**
+     * @param strict whether a manifest that cannot be found is an error (for what must be kept) or
+     *     merely skipped (for what is being deleted, where an interrupted run may have removed it)
+     */
+    ReachableFiles(FileIO io, boolean strict) {
+        this.io = io;
+        this.strict = strict;
+    }
 
-  /** Everything {@code metadata} references. */
-  static Set<String> of(TableMetadata metadata, FileIO io) {
-    ReachableFiles reachable = new ReachableFiles(io, true);
-    reachable.add(metadata);
-    return reachable.files();
-  }
+    /** Everything {@code metadata} references. */
+    static Set<String> of(TableMetadata metadata, FileIO io) {
+        ReachableFiles reachable = new ReachableFiles(io, true);
+        reachable.add(metadata);
+        return reachable.files();
+    }
 
-  Set<String> files() {
-    return files;
-  }
+    Set<String> files() {
+        return files;
+    }
 
-  /** Adds everything {@code metadata} references. */
-  ReachableFiles add(TableMetadata metadata) {
-    if (metadata.metadataFileLocation() != null) {
-      files.add(metadata.metadataFileLocation());
+    /** Adds everything {@code metadata} references. */
+    ReachableFiles add(TableMetadata metadata) {
+        if (metadata.metadataFileLocation() != null) {
+            files.add(metadata.metadataFileLocation());
+        }
+        metadata.previousFiles().forEach(entry -> files.add(entry.file()));
+        for (StatisticsFile stats : metadata.statisticsFiles()) {
+            files.add(stats.path());
+        }
+        for (PartitionStatisticsFile stats : metadata.partitionStatisticsFiles()) {
+            files.add(stats.path());
+        }
+        for (Snapshot snapshot : metadata.snapshots()) {
+            if (!snapshotsSeen.add(snapshot.snapshotId())) {
+                continue;
+            }
+            if (snapshot.manifestListLocation() != null) {
+                files.add(snapshot.manifestListLocation());
+            }
+            for (ManifestFile manifest : snapshot.allManifests(io)) {
+                addManifest(manifest, metadata);
+            }
+        }
+        return this;
     }
-    metadata.previousFiles().forEach(entry -> files.add(entry.file()));
-    for (StatisticsFile stats : metadata.statisticsFiles()) {
-      files.add(stats.path());
-    }
-    for (PartitionStatisticsFile stats : metadata.partitionStatisticsFiles()) {
-      files.add(stats.path());
-    }
-    for (Snapshot snapshot : metadata.snapshots()) {
-      if (!snapshotsSeen.add(snapshot.snapshotId())) {
-        continue;
-      }
-      if (snapshot.manifestListLocation() != null) {
-        files.add(snapshot.manifestListLocation());
-      }
-      for (ManifestFile manifest : snapshot.allManifests(io)) {
-        addManifest(manifest, metadata);
-      }
-    }
-    return this;
-  }
 
-  private void addManifest(ManifestFile manifest, TableMetadata metadata) {
-    if (!manifestsRead.add(manifest.path())) {
-      return;
+    private void addManifest(ManifestFile manifest, TableMetadata metadata) {
+        if (!manifestsRead.add(manifest.path())) {
+            return;
+        }
+        files.add(manifest.path());
+        try (ManifestReader<? extends ContentFile<?>> reader = open(manifest, metadata)) {
+            for (ContentFile<?> file : reader) {
+                files.add(file.location());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot read manifest " + manifest.path(), e);
+        } catch (NotFoundException e) {
+            if (strict) {
+                throw e;
+            }
+            // already deleted (a reclaim that was interrupted): nothing more to find through it
+        }
     }
-    files.add(manifest.path());
-    try (ManifestReader<? extends ContentFile<?>> reader = open(manifest, metadata)) {
-      for (ContentFile<?> file : reader) {
-        files.add(file.location());
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read manifest " + manifest.path(), e);
-    } catch (NotFoundException e) {
-      if (strict) {
-        throw e;
-      }
-      // already deleted (a reclaim that was interrupted): nothing more to find through it
-    }
-  }
 
-  private ManifestReader<? extends ContentFile<?>> open(ManifestFile manifest, TableMetadata metadata) {
-    if (manifest.content() == ManifestContent.DELETES) {
-      return ManifestFiles.readDeleteManifest(manifest, io, metadata.specsById());
+    private ManifestReader<? extends ContentFile<?>> open(ManifestFile manifest, TableMetadata metadata) {
+        if (manifest.content() == ManifestContent.DELETES) {
+            return ManifestFiles.readDeleteManifest(manifest, io, metadata.specsById());
+        }
+        return ManifestFiles.read(manifest, io, metadata.specsById());
     }
-    return ManifestFiles.read(manifest, io, metadata.specsById());
-  }
 }

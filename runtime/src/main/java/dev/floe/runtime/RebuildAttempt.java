@@ -26,280 +26,293 @@ import org.slf4j.LoggerFactory;
  * ({@link #discardUnlessSwapped}); the live table is untouched.
  */
 final class RebuildAttempt {
-  private static final Logger LOG = LoggerFactory.getLogger(RebuildAttempt.class);
-  /** Catch-up rounds before the gate, at most. */
-  private static final int EARLY_ROUNDS = 5;
-  /** A round that found at most this many commits is the last before the gate. */
-  private static final int FEW_COMMITS = 3;
+    private static final Logger LOG = LoggerFactory.getLogger(RebuildAttempt.class);
+    /** Catch-up rounds before the gate, at most. */
+    private static final int EARLY_ROUNDS = 5;
+    /** A round that found at most this many commits is the last before the gate. */
+    private static final int FEW_COMMITS = 3;
 
-  /** Thrown by a step when a commit that landed meanwhile means starting again. */
-  static final class StartAgain extends RuntimeException {
-    StartAgain(String reason) {
-      super(reason, null, false, false);
+    /** Thrown by a step when a commit that landed meanwhile means starting again. */
+    static final class StartAgain extends RuntimeException {
+        StartAgain(String reason) {
+            super(reason, null, false, false);
+        }
     }
-  }
 
-  private final Compactor.Context context;
-  private final RebuildCatalog catalog;
-  private final TableIdentifier identifier;
-  private final Prune prune;
-  private final int number;
-  private final RebuildPhases phases = new RebuildPhases();
+    private final Compactor.Context context;
+    private final RebuildCatalog catalog;
+    private final TableIdentifier identifier;
+    private final Prune prune;
+    private final int number;
+    private final RebuildPhases phases = new RebuildPhases();
 
-  // what the steps hand on to each other, in the order they are set
-  private Table live;
-  private TableOperations liveOps;
-  private TableMetadata base;
-  private SourceStats before;
-  private RebuildJournal journal;
-  private Installation installation;
-  private RollingParquetWriter.Result written;
-  private TableMetadata midway;
-  private CatchUp.Result early;
-  private List<DataFile> known;
-  private ManifestFile prewritten;
-  private TableMetadata current;
-  private CatchUp.Result late;
-  private List<String> retiredMetadata;
-  private ReclaimJob job;
-  private boolean gateHeld;
+    // what the steps hand on to each other, in the order they are set
+    private Table live;
+    private TableOperations liveOps;
+    private TableMetadata base;
+    private SourceStats before;
+    private RebuildJournal journal;
+    private Installation installation;
+    private RollingParquetWriter.Result written;
+    private TableMetadata midway;
+    private CatchUp.Result early;
+    private List<DataFile> known;
+    private ManifestFile prewritten;
+    private TableMetadata current;
+    private CatchUp.Result late;
+    private List<String> retiredMetadata;
+    private ReclaimJob job;
+    private boolean gateHeld;
 
-  RebuildAttempt(Compactor.Context context, RebuildCatalog catalog, TableIdentifier identifier, Prune prune, int number) {
-    this.context = context;
-    this.catalog = catalog;
-    this.identifier = identifier;
-    this.prune = prune;
-    this.number = number;
-  }
+    RebuildAttempt(
+            Compactor.Context context, RebuildCatalog catalog, TableIdentifier identifier, Prune prune, int number) {
+        this.context = context;
+        this.catalog = catalog;
+        this.identifier = identifier;
+        this.prune = prune;
+        this.number = number;
+    }
 
-  /** The rebuild, swapped in and reported; null when it must start again. */
-  CompactReport run() {
-    pin();
-    try {
-      startInstallation();
-      streamRows();
-      catchUpBeforeTheGate();
-      enterGate();
-      catchUpUnderTheGate();
-      commitRebuiltSnapshot();
-      install();
-      CompactReport report = reloadHandlesAndOpenTheGate();
-      int retiredFiles = recordReclaim();
-      return report.listed(retiredFiles, phases.all());
-    } catch (StartAgain again) {
-      LOG.info(
-          "floe: rebuild of {} starts again (attempt {} of {}): {}",
-          identifier, number, context.settings().maxAttempts(), again.getMessage());
-      return null;
-    } catch (RuntimeException e) {
-      if (installation != null && installation.mayBeLive) {
-        throw e;
-      }
-      throw new RebuildException(
-          "Rebuild of " + identifier + " failed; the live table is untouched: " + e, e);
-    } finally {
-      if (gateHeld) {
+    /** The rebuild, swapped in and reported; null when it must start again. */
+    CompactReport run() {
+        pin();
+        try {
+            startInstallation();
+            streamRows();
+            catchUpBeforeTheGate();
+            enterGate();
+            catchUpUnderTheGate();
+            commitRebuiltSnapshot();
+            install();
+            CompactReport report = reloadHandlesAndOpenTheGate();
+            int retiredFiles = recordReclaim();
+            return report.listed(retiredFiles, phases.all());
+        } catch (StartAgain again) {
+            LOG.info(
+                    "floe: rebuild of {} starts again (attempt {} of {}): {}",
+                    identifier,
+                    number,
+                    context.settings().maxAttempts(),
+                    again.getMessage());
+            return null;
+        } catch (RuntimeException e) {
+            if (installation != null && installation.mayBeLive) {
+                throw e;
+            }
+            throw new RebuildException("Rebuild of " + identifier + " failed; the live table is untouched: " + e, e);
+        } finally {
+            if (gateHeld) {
+                context.gate().exit(identifier);
+            }
+            discardUnlessSwapped();
+        }
+    }
+
+    /** 1. Pins the base snapshot of the live table, and refuses a table floe cannot rebuild. */
+    private void pin() {
+        live = catalog.loadTableUncached(identifier);
+        liveOps = ((HasTableOperations) live).operations();
+        base = liveOps.refresh();
+        String refused = RebuildRefusal.of(base);
+        if (refused != null) {
+            throw new RebuildException("Table " + identifier + " " + refused + "; floe leaves it as it is");
+        }
+        before = SourceStats.of(live, base.currentSnapshot());
+        reached(CompactionStep.PINNED);
+        journal = new RebuildJournal(catalog.state(), identifier, ScratchTable.nameFor(identifier));
+        journal.begin();
+    }
+
+    /**
+     * 2. Starts the {@link Installation}: for floe's own catalog the scratch table (the live table's
+     * UUID, field ids, spec and location, no snapshot); for any other, the live table itself.
+     */
+    private void startInstallation() {
+        installation = Installation.start(catalog, identifier, live, base, context.settings(), journal);
+        reached(CompactionStep.SCRATCH_CREATED);
+        phases.end("scratch");
+    }
+
+    /** 3. Streams the base's rows, deletes applied, through the prune into large Parquet files. */
+    private void streamRows() {
+        RollingParquetWriter writer = new RollingParquetWriter(installation.target(), context.settings(), location -> {
+            journal.fileStarted(location);
+            reached(CompactionStep.FILE_STARTED);
+        });
+        StreamRaceWatch watch = new StreamRaceWatch(catalog, identifier, liveOps, base);
+        long pinned = base.currentSnapshot().snapshotId();
+        try (CloseableIterable<Record> rows = watch.watch(IcebergGenerics.read(live)
+                .useSnapshot(pinned)
+                .project(base.schema())
+                .build())) {
+            written = writer.write(rows, prune);
+        } catch (StreamRaceWatch.Raced raced) {
+            throw new StartAgain(raced.getMessage() + " (seen while the rows streamed)");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        reached(CompactionStep.ROWS_WRITTEN);
+        phases.end("stream");
+    }
+
+    /**
+     * 4a. Without the gate: catches up on what landed during the stream, in rounds (each reads only
+     * the commits since the last, until a round finds only a few), trims the metadata those commits
+     * left behind, and writes the manifest of every file known so far, so that the gate below waits
+     * only for the last few commits.
+     */
+    private void catchUpBeforeTheGate() {
+        midway = base;
+        for (int round = 1; round <= EARLY_ROUNDS; round++) {
+            TableMetadata now = liveOps.refresh();
+            CatchUp.Result step = carried(CatchUp.since(midway, now, live.io()));
+            early = early == null ? step : early.then(step);
+            midway = now;
+            if (step.commits() <= FEW_COMMITS) {
+                break;
+            }
+        }
+        if (context.settings().metadataVersions() > 0) {
+            // the commits of a long stream: their forgotten metadata goes now, so the swap's
+            // transaction does not prune hundreds of commit-log entries under the gate
+            MetadataHistoryTrim.trim(catalog, identifier, midway);
+        }
+        known = new ArrayList<>(written.files());
+        known.addAll(early.appended());
+        prewritten = PrewrittenManifest.write(installation.target(), known, journal);
+        reached(CompactionStep.MANIFEST_WRITTEN);
+        phases.end("catch-up");
+    }
+
+    /** 4b. Takes the table's gate: host commits wait from here until the handles are reloaded. */
+    private void enterGate() {
+        context.gate().enter(identifier);
+        gateHeld = true;
+        phases.end("gate-wait");
+    }
+
+    /** 4c. Under the gate: the appends since the last round before it. */
+    private void catchUpUnderTheGate() {
+        current = liveOps.refresh();
+        late = carried(CatchUp.since(midway, current, live.io()));
+        reached(CompactionStep.CAUGHT_UP);
+    }
+
+    /** 5. The rebuilt table's one snapshot, carrying the writers' markers: committed or staged. */
+    private void commitRebuiltSnapshot() {
+        installation.commit(
+                known,
+                prewritten,
+                late.appended(),
+                current,
+                base.currentSnapshot().snapshotId());
+        reached(CompactionStep.SCRATCH_COMMITTED);
+        phases.end("commit");
+    }
+
+    /**
+     * 6. Installs the rebuilt table, with the reclaim job of what it retires: a swap into the live
+     * name that compares-and-swaps on the location read under the gate (floe's own catalog), or one
+     * commit of the live table's own operations (any other); either way a commit that slipped past
+     * the gate makes it fail, never disappear.
+     */
+    private void install() {
+        retiredMetadata = RetiredMetadata.of(catalog, identifier, current);
+        job = installation.install(
+                current,
+                retiredMetadata,
+                context.clock().instant().plus(context.settings().reclaimGrace()));
+        reached(CompactionStep.SWAPPED);
+    }
+
+    /**
+     * 7. Reloads the host's handles, then opens the gate: a host operation that waited there finds
+     * its handle already on the rebuilt table, instead of refreshing it at the same time as this
+     * reload (two refreshes of one handle leave it holding another copy of the metadata its operation
+     * was built on, which fails the commit once and costs Iceberg's retry back-off). The rebuild is
+     * live from here: its line is logged now, before the retired files are listed, as a host may exit
+     * at any moment.
+     */
+    private CompactReport reloadHandlesAndOpenTheGate() {
+        int reloaded = context.handles().reload(identifier);
+        reached(CompactionStep.HANDLES_RELOADED);
         context.gate().exit(identifier);
-      }
-      discardUnlessSwapped();
+        gateHeld = false;
+        phases.end("swap");
+        CatchUp.Result carried = early.then(late);
+        CompactReport report = new CompactReport(
+                identifier,
+                base.snapshots().size(),
+                before.dataFiles(),
+                known.size() + late.appended().size(),
+                written.rowsOut(),
+                written.rowsIn() - written.rowsOut(),
+                carried.appended().size(),
+                carried.appendedRows(),
+                before.bytes(),
+                written.bytes()
+                        + carried.appended().stream()
+                                .mapToLong(DataFile::fileSizeInBytes)
+                                .sum(),
+                phases.all(),
+                number,
+                job.id(),
+                -1,
+                reloaded);
+        LOG.info("floe: {}", report.summary());
+        return report;
     }
-  }
 
-  /** 1. Pins the base snapshot of the live table, and refuses a table floe cannot rebuild. */
-  private void pin() {
-    live = catalog.loadTableUncached(identifier);
-    liveOps = ((HasTableOperations) live).operations();
-    base = liveOps.refresh();
-    String refused = RebuildRefusal.of(base);
-    if (refused != null) {
-      throw new RebuildException("Table " + identifier + " " + refused + "; floe leaves it as it is");
+    /**
+     * 8. Expands the reclaim job into the list of retired files (deleted after the grace window),
+     * then deletes the metadata files the live table's log had already forgotten. Returns how many
+     * files the job lists, -1 if listing them failed (the next reclaim retries).
+     */
+    private int recordReclaim() {
+        int retiredFiles;
+        try {
+            ReclaimJob expanded = new Reclaimer(catalog).expand(job);
+            retiredFiles = expanded == null ? -1 : expanded.paths().size();
+        } catch (RuntimeException e) {
+            LOG.warn(
+                    "floe: rebuild of {} is live; listing its retired files failed and will be retried by"
+                            + " the next reclaim: {}",
+                    identifier,
+                    e.toString());
+            retiredFiles = -1;
+        }
+        if (context.settings().metadataVersions() > 0) {
+            // after the expansion, which reads them to find every file they reference
+            MetadataHistoryTrim.deleteForgotten(catalog, identifier, retiredMetadata, current);
+        }
+        reached(CompactionStep.RECLAIM_RECORDED);
+        phases.end("reclaim");
+        return retiredFiles;
     }
-    before = SourceStats.of(live, base.currentSnapshot());
-    reached(CompactionStep.PINNED);
-    journal = new RebuildJournal(catalog.state(), identifier, ScratchTable.nameFor(identifier));
-    journal.begin();
-  }
 
-  /**
-   * 2. Starts the {@link Installation}: for floe's own catalog the scratch table (the live table's
-   * UUID, field ids, spec and location, no snapshot); for any other, the live table itself.
-   */
-  private void startInstallation() {
-    installation = Installation.start(catalog, identifier, live, base, context.settings(), journal);
-    reached(CompactionStep.SCRATCH_CREATED);
-    phases.end("scratch");
-  }
-
-  /** 3. Streams the base's rows, deletes applied, through the prune into large Parquet files. */
-  private void streamRows() {
-    RollingParquetWriter writer =
-        new RollingParquetWriter(
-            installation.target(),
-            context.settings(),
-            location -> {
-              journal.fileStarted(location);
-              reached(CompactionStep.FILE_STARTED);
-            });
-    StreamRaceWatch watch = new StreamRaceWatch(catalog, identifier, liveOps, base);
-    long pinned = base.currentSnapshot().snapshotId();
-    try (CloseableIterable<Record> rows =
-        watch.watch(IcebergGenerics.read(live).useSnapshot(pinned).project(base.schema()).build())) {
-      written = writer.write(rows, prune);
-    } catch (StreamRaceWatch.Raced raced) {
-      throw new StartAgain(raced.getMessage() + " (seen while the rows streamed)");
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    /** On any failure before the install: the scratch table (if any) and every file this attempt wrote go. */
+    private void discardUnlessSwapped() {
+        if (journal == null || (installation != null && installation.mayBeLive)) {
+            return;
+        }
+        try {
+            Installation.discard(catalog, liveOps, journal);
+        } catch (RuntimeException e) {
+            LOG.warn(
+                    "floe: could not clean up scratch table {}; recovery will at the next start: {}",
+                    journal.scratch(),
+                    e.toString());
+        }
     }
-    reached(CompactionStep.ROWS_WRITTEN);
-    phases.end("stream");
-  }
 
-  /**
-   * 4a. Without the gate: catches up on what landed during the stream, in rounds (each reads only
-   * the commits since the last, until a round finds only a few), trims the metadata those commits
-   * left behind, and writes the manifest of every file known so far, so that the gate below waits
-   * only for the last few commits.
-   */
-  private void catchUpBeforeTheGate() {
-    midway = base;
-    for (int round = 1; round <= EARLY_ROUNDS; round++) {
-      TableMetadata now = liveOps.refresh();
-      CatchUp.Result step = carried(CatchUp.since(midway, now, live.io()));
-      early = early == null ? step : early.then(step);
-      midway = now;
-      if (step.commits() <= FEW_COMMITS) {
-        break;
-      }
+    private static CatchUp.Result carried(CatchUp.Result result) {
+        if (result.mustRestart()) {
+            throw new StartAgain(result.restartReason());
+        }
+        return result;
     }
-    if (context.settings().metadataVersions() > 0) {
-      // the commits of a long stream: their forgotten metadata goes now, so the swap's
-      // transaction does not prune hundreds of commit-log entries under the gate
-      MetadataHistoryTrim.trim(catalog, identifier, midway);
+
+    private void reached(CompactionStep step) {
+        context.probe().reached(step, identifier);
     }
-    known = new ArrayList<>(written.files());
-    known.addAll(early.appended());
-    prewritten = PrewrittenManifest.write(installation.target(), known, journal);
-    reached(CompactionStep.MANIFEST_WRITTEN);
-    phases.end("catch-up");
-  }
-
-  /** 4b. Takes the table's gate: host commits wait from here until the handles are reloaded. */
-  private void enterGate() {
-    context.gate().enter(identifier);
-    gateHeld = true;
-    phases.end("gate-wait");
-  }
-
-  /** 4c. Under the gate: the appends since the last round before it. */
-  private void catchUpUnderTheGate() {
-    current = liveOps.refresh();
-    late = carried(CatchUp.since(midway, current, live.io()));
-    reached(CompactionStep.CAUGHT_UP);
-  }
-
-  /** 5. The rebuilt table's one snapshot, carrying the writers' markers: committed or staged. */
-  private void commitRebuiltSnapshot() {
-    installation.commit(known, prewritten, late.appended(), current, base.currentSnapshot().snapshotId());
-    reached(CompactionStep.SCRATCH_COMMITTED);
-    phases.end("commit");
-  }
-
-  /**
-   * 6. Installs the rebuilt table, with the reclaim job of what it retires: a swap into the live
-   * name that compares-and-swaps on the location read under the gate (floe's own catalog), or one
-   * commit of the live table's own operations (any other); either way a commit that slipped past
-   * the gate makes it fail, never disappear.
-   */
-  private void install() {
-    retiredMetadata = RetiredMetadata.of(catalog, identifier, current);
-    job = installation.install(current, retiredMetadata, context.clock().instant().plus(context.settings().reclaimGrace()));
-    reached(CompactionStep.SWAPPED);
-  }
-
-  /**
-   * 7. Reloads the host's handles, then opens the gate: a host operation that waited there finds
-   * its handle already on the rebuilt table, instead of refreshing it at the same time as this
-   * reload (two refreshes of one handle leave it holding another copy of the metadata its operation
-   * was built on, which fails the commit once and costs Iceberg's retry back-off). The rebuild is
-   * live from here: its line is logged now, before the retired files are listed, as a host may exit
-   * at any moment.
-   */
-  private CompactReport reloadHandlesAndOpenTheGate() {
-    int reloaded = context.handles().reload(identifier);
-    reached(CompactionStep.HANDLES_RELOADED);
-    context.gate().exit(identifier);
-    gateHeld = false;
-    phases.end("swap");
-    CatchUp.Result carried = early.then(late);
-    CompactReport report =
-        new CompactReport(
-            identifier,
-            base.snapshots().size(),
-            before.dataFiles(),
-            known.size() + late.appended().size(),
-            written.rowsOut(),
-            written.rowsIn() - written.rowsOut(),
-            carried.appended().size(),
-            carried.appendedRows(),
-            before.bytes(),
-            written.bytes() + carried.appended().stream().mapToLong(DataFile::fileSizeInBytes).sum(),
-            phases.all(),
-            number,
-            job.id(),
-            -1,
-            reloaded);
-    LOG.info("floe: {}", report.summary());
-    return report;
-  }
-
-  /**
-   * 8. Expands the reclaim job into the list of retired files (deleted after the grace window),
-   * then deletes the metadata files the live table's log had already forgotten. Returns how many
-   * files the job lists, -1 if listing them failed (the next reclaim retries).
-   */
-  private int recordReclaim() {
-    int retiredFiles;
-    try {
-      ReclaimJob expanded = new Reclaimer(catalog).expand(job);
-      retiredFiles = expanded == null ? -1 : expanded.paths().size();
-    } catch (RuntimeException e) {
-      LOG.warn(
-          "floe: rebuild of {} is live; listing its retired files failed and will be retried by"
-              + " the next reclaim: {}",
-          identifier, e.toString());
-      retiredFiles = -1;
-    }
-    if (context.settings().metadataVersions() > 0) {
-      // after the expansion, which reads them to find every file they reference
-      MetadataHistoryTrim.deleteForgotten(catalog, identifier, retiredMetadata, current);
-    }
-    reached(CompactionStep.RECLAIM_RECORDED);
-    phases.end("reclaim");
-    return retiredFiles;
-  }
-
-  /** On any failure before the install: the scratch table (if any) and every file this attempt wrote go. */
-  private void discardUnlessSwapped() {
-    if (journal == null || (installation != null && installation.mayBeLive)) {
-      return;
-    }
-    try {
-      Installation.discard(catalog, liveOps, journal);
-    } catch (RuntimeException e) {
-      LOG.warn(
-          "floe: could not clean up scratch table {}; recovery will at the next start: {}",
-          journal.scratch(), e.toString());
-    }
-  }
-
-  private static CatchUp.Result carried(CatchUp.Result result) {
-    if (result.mustRestart()) {
-      throw new StartAgain(result.restartReason());
-    }
-    return result;
-  }
-
-  private void reached(CompactionStep step) {
-    context.probe().reached(step, identifier);
-  }
 }

@@ -14,36 +14,36 @@ import org.apache.iceberg.io.FileIO;
  * the name, {@link IcebergRebuildCatalog} (any other Iceberg catalog) commits in place.
  */
 public interface RebuildCatalog {
-  String name();
+    String name();
 
-  /** The FileIO that reads and deletes {@code table}'s files. */
-  FileIO io(TableIdentifier table);
+    /** The FileIO that reads and deletes {@code table}'s files. */
+    FileIO io(TableIdentifier table);
 
-  /** A handle nobody else holds: the rebuild refreshes it as it likes. */
-  Table loadTableUncached(TableIdentifier table);
+    /** A handle nobody else holds: the rebuild refreshes it as it likes. */
+    Table loadTableUncached(TableIdentifier table);
 
-  /**
-   * The metadata location {@code table} points at now, asked often while rows stream: from memory
-   * where the catalog keeps its pointers there, otherwise through {@code liveOps} at a bounded rate.
-   */
-  String currentLocation(TableIdentifier table, TableOperations liveOps);
+    /**
+     * The metadata location {@code table} points at now, asked often while rows stream: from memory
+     * where the catalog keeps its pointers there, otherwise through {@code liveOps} at a bounded rate.
+     */
+    String currentLocation(TableIdentifier table, TableOperations liveOps);
 
-  /** floe's durable records for the tables of this catalog. */
-  FloeState state();
+    /** floe's durable records for the tables of this catalog. */
+    FloeState state();
 
-  /**
-   * Metadata files of {@code table} this catalog remembers on its own, beyond the table's metadata
-   * log (a MapDbCatalog's commit log), sequence to location; empty when it keeps none.
-   */
-  NavigableMap<Long, String> commitLog(TableIdentifier table);
+    /**
+     * Metadata files of {@code table} this catalog remembers on its own, beyond the table's metadata
+     * log (a MapDbCatalog's commit log), sequence to location; empty when it keeps none.
+     */
+    NavigableMap<Long, String> commitLog(TableIdentifier table);
 
-  /** Forgets entries of {@link #commitLog} whose files were deleted; how many were there. */
-  int forgetCommits(TableIdentifier table, Collection<Long> sequences);
+    /** Forgets entries of {@link #commitLog} whose files were deleted; how many were there. */
+    int forgetCommits(TableIdentifier table, Collection<Long> sequences);
 
-  /**
-   * True when a rebuilt table goes live by a swap of a scratch table into the name (floe's own
-   * catalog, {@link MapDbRebuildCatalog}); false when it is committed in place through the live
-   * table's own operations.
-   */
-  boolean installsBySwap();
+    /**
+     * True when a rebuilt table goes live by a swap of a scratch table into the name (floe's own
+     * catalog, {@link MapDbRebuildCatalog}); false when it is committed in place through the live
+     * table's own operations.
+     */
+    boolean installsBySwap();
 }

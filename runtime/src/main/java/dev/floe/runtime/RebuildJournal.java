@@ -1,10 +1,10 @@
 package dev.floe.runtime;
 
+import dev.floe.catalog.DurableChange;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.catalog.TableIdentifier;
-import dev.floe.catalog.DurableChange;
 
 /**
  * The durable record of a rebuild in progress: its scratch table and every file it has started to
@@ -12,77 +12,73 @@ import dev.floe.catalog.DurableChange;
  * finds here exactly what to delete. The swap removes the record in its own transaction.
  */
 final class RebuildJournal {
-  static final String SECTION = "floe.rebuild";
-  private static final String HEADER = "floe-rebuild 1";
+    static final String SECTION = "floe.rebuild";
+    private static final String HEADER = "floe-rebuild 1";
 
-  private final FloeState state;
-  private final TableIdentifier live;
-  private final TableIdentifier scratch;
-  private final List<String> files = new ArrayList<>();
+    private final FloeState state;
+    private final TableIdentifier live;
+    private final TableIdentifier scratch;
+    private final List<String> files = new ArrayList<>();
 
-  RebuildJournal(FloeState state, TableIdentifier live, TableIdentifier scratch) {
-    this.state = state;
-    this.live = live;
-    this.scratch = scratch;
-  }
-
-  TableIdentifier live() {
-    return live;
-  }
-
-  TableIdentifier scratch() {
-    return scratch;
-  }
-
-  List<String> files() {
-    return List.copyOf(files);
-  }
-
-  /** Records the rebuild before its scratch table exists. */
-  void begin() {
-    save();
-  }
-
-  /** Records a file before anything is written to it. */
-  void fileStarted(String location) {
-    files.add(location);
-    save();
-  }
-
-  /** Removes the record, in the swap's transaction. */
-  DurableChange clearOnSwap() {
-    return DurableChange.remove(SECTION, key());
-  }
-
-  /** Removes the record once everything it lists is cleaned up. */
-  void clear() {
-    state.remove(SECTION, key());
-  }
-
-  /** The rebuilds a previous process left unfinished. */
-  static List<RebuildJournal> unfinished(FloeState state) {
-    List<RebuildJournal> journals = new ArrayList<>();
-    for (Map.Entry<String, String> entry : state.entries(SECTION).entrySet()) {
-      DurableRecords.Reader record = new DurableRecords.Reader(entry.getValue(), HEADER);
-      RebuildJournal journal =
-          new RebuildJournal(
-              state,
-              DurableRecords.identifier(record.one("live")),
-              DurableRecords.identifier(entry.getKey()));
-      journal.files.addAll(record.all("file"));
-      journals.add(journal);
+    RebuildJournal(FloeState state, TableIdentifier live, TableIdentifier scratch) {
+        this.state = state;
+        this.live = live;
+        this.scratch = scratch;
     }
-    return journals;
-  }
 
-  private String key() {
-    return DurableRecords.identifier(scratch);
-  }
+    TableIdentifier live() {
+        return live;
+    }
 
-  private void save() {
-    DurableRecords.Writer record =
-        new DurableRecords.Writer(HEADER).field("live", DurableRecords.identifier(live));
-    files.forEach(file -> record.field("file", file));
-    state.put(SECTION, key(), record.toString());
-  }
+    TableIdentifier scratch() {
+        return scratch;
+    }
+
+    List<String> files() {
+        return List.copyOf(files);
+    }
+
+    /** Records the rebuild before its scratch table exists. */
+    void begin() {
+        save();
+    }
+
+    /** Records a file before anything is written to it. */
+    void fileStarted(String location) {
+        files.add(location);
+        save();
+    }
+
+    /** Removes the record, in the swap's transaction. */
+    DurableChange clearOnSwap() {
+        return DurableChange.remove(SECTION, key());
+    }
+
+    /** Removes the record once everything it lists is cleaned up. */
+    void clear() {
+        state.remove(SECTION, key());
+    }
+
+    /** The rebuilds a previous process left unfinished. */
+    static List<RebuildJournal> unfinished(FloeState state) {
+        List<RebuildJournal> journals = new ArrayList<>();
+        for (Map.Entry<String, String> entry : state.entries(SECTION).entrySet()) {
+            DurableRecords.Reader record = new DurableRecords.Reader(entry.getValue(), HEADER);
+            RebuildJournal journal = new RebuildJournal(
+                    state, DurableRecords.identifier(record.one("live")), DurableRecords.identifier(entry.getKey()));
+            journal.files.addAll(record.all("file"));
+            journals.add(journal);
+        }
+        return journals;
+    }
+
+    private String key() {
+        return DurableRecords.identifier(scratch);
+    }
+
+    private void save() {
+        DurableRecords.Writer record = new DurableRecords.Writer(HEADER).field("live", DurableRecords.identifier(live));
+        files.forEach(file -> record.field("file", file));
+        state.put(SECTION, key(), record.toString());
+    }
 }

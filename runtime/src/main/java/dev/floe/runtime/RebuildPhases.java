@@ -6,16 +6,16 @@ import java.util.Map;
 
 /** Wall time per phase of one rebuild attempt, each measured from the end of the one before. */
 final class RebuildPhases {
-  private final Map<String, Duration> phases = new LinkedHashMap<>();
-  private long mark = System.nanoTime();
+    private final Map<String, Duration> phases = new LinkedHashMap<>();
+    private long mark = System.nanoTime();
 
-  void end(String phase) {
-    long now = System.nanoTime();
-    phases.put(phase, Duration.ofNanos(now - mark));
-    mark = now;
-  }
+    void end(String phase) {
+        long now = System.nanoTime();
+        phases.put(phase, Duration.ofNanos(now - mark));
+        mark = now;
+    }
 
-  Map<String, Duration> all() {
-    return phases;
-  }
+    Map<String, Duration> all() {
+        return phases;
+    }
 }

@@ -13,35 +13,36 @@ import org.apache.iceberg.TableMetadata;
  * and so does the operator CLI's dry run, so the two never disagree.
  */
 public final class RebuildRefusal {
-  private RebuildRefusal() {}
+    private RebuildRefusal() {}
 
-  /**
-   * Why a table with this metadata cannot be rebuilt, as the end of a sentence starting with the
-   * table's name ("is partitioned ..."), or null when it can.
-   */
-  public static String of(TableMetadata metadata) {
-    if (metadata.spec().isPartitioned()) {
-      return "is partitioned (" + metadata.spec() + "): floe rebuilds unpartitioned tables only";
+    /**
+     * Why a table with this metadata cannot be rebuilt, as the end of a sentence starting with the
+     * table's name ("is partitioned ..."), or null when it can.
+     */
+    public static String of(TableMetadata metadata) {
+        if (metadata.spec().isPartitioned()) {
+            return "is partitioned (" + metadata.spec() + "): floe rebuilds unpartitioned tables only";
+        }
+        for (Map.Entry<String, SnapshotRef> ref : metadata.refs().entrySet()) {
+            if (!SnapshotRef.MAIN_BRANCH.equals(ref.getKey())) {
+                return "has branch or tag '" + ref.getKey() + "': a rebuild keeps only main";
+            }
+        }
+        if (metadata.currentSnapshot() == null) {
+            return "has no snapshot: nothing to rebuild";
+        }
+        Set<Long> onMain = new HashSet<>();
+        for (Snapshot s = metadata.currentSnapshot();
+                s != null;
+                s = s.parentId() == null ? null : metadata.snapshot(s.parentId())) {
+            onMain.add(s.snapshotId());
+        }
+        for (Snapshot s : metadata.snapshots()) {
+            if (!onMain.contains(s.snapshotId()) && s.summary().containsKey(SnapshotSummary.STAGED_WAP_ID_PROP)) {
+                return "has staged (write-audit-publish) snapshot " + s.snapshotId()
+                        + ": a rebuild keeps only the main branch";
+            }
+        }
+        return null;
     }
-    for (Map.Entry<String, SnapshotRef> ref : metadata.refs().entrySet()) {
-      if (!SnapshotRef.MAIN_BRANCH.equals(ref.getKey())) {
-        return "has branch or tag '" + ref.getKey() + "': a rebuild keeps only main";
-      }
-    }
-    if (metadata.currentSnapshot() == null) {
-      return "has no snapshot: nothing to rebuild";
-    }
-    Set<Long> onMain = new HashSet<>();
-    for (Snapshot s = metadata.currentSnapshot();
-        s != null;
-        s = s.parentId() == null ? null : metadata.snapshot(s.parentId())) {
-      onMain.add(s.snapshotId());
-    }
-    for (Snapshot s : metadata.snapshots()) {
-      if (!onMain.contains(s.snapshotId()) && s.summary().containsKey(SnapshotSummary.STAGED_WAP_ID_PROP)) {
-        return "has staged (write-audit-publish) snapshot " + s.snapshotId() + ": a rebuild keeps only the main branch";
-      }
-    }
-    return null;
-  }
 }

@@ -24,67 +24,129 @@ import java.time.Duration;
  *     marker snapshot below the rebuilt one ({@link WriterMarkers}; default 8)
  */
 public record RebuildSettings(
-    int rowGroupRows,
-    long rowGroupMaxBytes,
-    long targetFileBytes,
-    int zstdLevel,
-    Duration reclaimGrace,
-    int maxAttempts,
-    int metadataVersions,
-    int writerMarkers) {
+        int rowGroupRows,
+        long rowGroupMaxBytes,
+        long targetFileBytes,
+        int zstdLevel,
+        Duration reclaimGrace,
+        int maxAttempts,
+        int metadataVersions,
+        int writerMarkers) {
 
-  public RebuildSettings {
-    require(rowGroupRows > 0, "rowGroupRows must be positive: " + rowGroupRows);
-    require(rowGroupMaxBytes > 0, "rowGroupMaxBytes must be positive: " + rowGroupMaxBytes);
-    require(targetFileBytes > 0, "targetFileBytes must be positive: " + targetFileBytes);
-    require(zstdLevel >= 1 && zstdLevel <= 22, "zstdLevel must be 1 to 22: " + zstdLevel);
-    require(!reclaimGrace.isNegative(), "reclaimGrace must not be negative: " + reclaimGrace);
-    require(maxAttempts > 0, "maxAttempts must be positive: " + maxAttempts);
-    require(metadataVersions >= 0, "metadataVersions must not be negative: " + metadataVersions);
-    require(writerMarkers > 0, "writerMarkers must be positive: " + writerMarkers);
-  }
-
-  public static RebuildSettings defaults() {
-    return new RebuildSettings(131_072, 64L << 20, 512L << 20, 3, Duration.ofMinutes(10), 3, 10, 8);
-  }
-
-  public RebuildSettings withRowGroupRows(int rows) {
-    return new RebuildSettings(rows, rowGroupMaxBytes, targetFileBytes, zstdLevel, reclaimGrace, maxAttempts, metadataVersions, writerMarkers);
-  }
-
-  public RebuildSettings withRowGroupMaxBytes(long bytes) {
-    return new RebuildSettings(rowGroupRows, bytes, targetFileBytes, zstdLevel, reclaimGrace, maxAttempts, metadataVersions, writerMarkers);
-  }
-
-  public RebuildSettings withTargetFileBytes(long bytes) {
-    return new RebuildSettings(rowGroupRows, rowGroupMaxBytes, bytes, zstdLevel, reclaimGrace, maxAttempts, metadataVersions, writerMarkers);
-  }
-
-  public RebuildSettings withZstdLevel(int level) {
-    return new RebuildSettings(rowGroupRows, rowGroupMaxBytes, targetFileBytes, level, reclaimGrace, maxAttempts, metadataVersions, writerMarkers);
-  }
-
-  public RebuildSettings withReclaimGrace(Duration grace) {
-    return new RebuildSettings(rowGroupRows, rowGroupMaxBytes, targetFileBytes, zstdLevel, grace, maxAttempts, metadataVersions, writerMarkers);
-  }
-
-  public RebuildSettings withMaxAttempts(int attempts) {
-    return new RebuildSettings(rowGroupRows, rowGroupMaxBytes, targetFileBytes, zstdLevel, reclaimGrace, attempts, metadataVersions, writerMarkers);
-  }
-
-  public RebuildSettings withMetadataVersions(int versions) {
-    return new RebuildSettings(
-        rowGroupRows, rowGroupMaxBytes, targetFileBytes, zstdLevel, reclaimGrace, maxAttempts, versions, writerMarkers);
-  }
-
-  public RebuildSettings withWriterMarkers(int writers) {
-    return new RebuildSettings(
-        rowGroupRows, rowGroupMaxBytes, targetFileBytes, zstdLevel, reclaimGrace, maxAttempts, metadataVersions, writers);
-  }
-
-  private static void require(boolean condition, String message) {
-    if (!condition) {
-      throw new IllegalArgumentException(message);
+    public RebuildSettings {
+        require(rowGroupRows > 0, "rowGroupRows must be positive: " + rowGroupRows);
+        require(rowGroupMaxBytes > 0, "rowGroupMaxBytes must be positive: " + rowGroupMaxBytes);
+        require(targetFileBytes > 0, "targetFileBytes must be positive: " + targetFileBytes);
+        require(zstdLevel >= 1 && zstdLevel <= 22, "zstdLevel must be 1 to 22: " + zstdLevel);
+        require(!reclaimGrace.isNegative(), "reclaimGrace must not be negative: " + reclaimGrace);
+        require(maxAttempts > 0, "maxAttempts must be positive: " + maxAttempts);
+        require(metadataVersions >= 0, "metadataVersions must not be negative: " + metadataVersions);
+        require(writerMarkers > 0, "writerMarkers must be positive: " + writerMarkers);
     }
-  }
+
+    public static RebuildSettings defaults() {
+        return new RebuildSettings(131_072, 64L << 20, 512L << 20, 3, Duration.ofMinutes(10), 3, 10, 8);
+    }
+
+    public RebuildSettings withRowGroupRows(int rows) {
+        return new RebuildSettings(
+                rows,
+                rowGroupMaxBytes,
+                targetFileBytes,
+                zstdLevel,
+                reclaimGrace,
+                maxAttempts,
+                metadataVersions,
+                writerMarkers);
+    }
+
+    public RebuildSettings withRowGroupMaxBytes(long bytes) {
+        return new RebuildSettings(
+                rowGroupRows,
+                bytes,
+                targetFileBytes,
+                zstdLevel,
+                reclaimGrace,
+                maxAttempts,
+                metadataVersions,
+                writerMarkers);
+    }
+
+    public RebuildSettings withTargetFileBytes(long bytes) {
+        return new RebuildSettings(
+                rowGroupRows,
+                rowGroupMaxBytes,
+                bytes,
+                zstdLevel,
+                reclaimGrace,
+                maxAttempts,
+                metadataVersions,
+                writerMarkers);
+    }
+
+    public RebuildSettings withZstdLevel(int level) {
+        return new RebuildSettings(
+                rowGroupRows,
+                rowGroupMaxBytes,
+                targetFileBytes,
+                level,
+                reclaimGrace,
+                maxAttempts,
+                metadataVersions,
+                writerMarkers);
+    }
+
+    public RebuildSettings withReclaimGrace(Duration grace) {
+        return new RebuildSettings(
+                rowGroupRows,
+                rowGroupMaxBytes,
+                targetFileBytes,
+                zstdLevel,
+                grace,
+                maxAttempts,
+                metadataVersions,
+                writerMarkers);
+    }
+
+    public RebuildSettings withMaxAttempts(int attempts) {
+        return new RebuildSettings(
+                rowGroupRows,
+                rowGroupMaxBytes,
+                targetFileBytes,
+                zstdLevel,
+                reclaimGrace,
+                attempts,
+                metadataVersions,
+                writerMarkers);
+    }
+
+    public RebuildSettings withMetadataVersions(int versions) {
+        return new RebuildSettings(
+                rowGroupRows,
+                rowGroupMaxBytes,
+                targetFileBytes,
+                zstdLevel,
+                reclaimGrace,
+                maxAttempts,
+                versions,
+                writerMarkers);
+    }
+
+    public RebuildSettings withWriterMarkers(int writers) {
+        return new RebuildSettings(
+                rowGroupRows,
+                rowGroupMaxBytes,
+                targetFileBytes,
+                zstdLevel,
+                reclaimGrace,
+                maxAttempts,
+                metadataVersions,
+                writers);
+    }
+
+    private static void require(boolean condition, String message) {
+        if (!condition) {
+            throw new IllegalArgumentException(message);
+        }
+    }
 }

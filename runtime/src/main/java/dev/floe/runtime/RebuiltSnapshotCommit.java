@@ -22,66 +22,68 @@ import org.slf4j.LoggerFactory;
  * every later append adds onto true figures.
  */
 final class RebuiltSnapshotCommit {
-  static final String REBUILD_OF = "floe.rebuild-of-snapshot";
-  static final String WRITER_MARKER = "floe.writer-marker";
-  private static final Logger LOG = LoggerFactory.getLogger(RebuiltSnapshotCommit.class);
+    static final String REBUILD_OF = "floe.rebuild-of-snapshot";
+    static final String WRITER_MARKER = "floe.writer-marker";
+    private static final Logger LOG = LoggerFactory.getLogger(RebuiltSnapshotCommit.class);
 
-  private RebuiltSnapshotCommit() {}
+    private RebuiltSnapshotCommit() {}
 
-  /**
-   * @param known the files listed before the gate (written and carried), in {@code prewritten} when
-   *     that is not null
-   * @param late the files of appends carried under the gate
-   * @param current the live table as read under the gate: whose snapshots the rebuild replaces
-   */
-  static void commit(
-      Table scratch,
-      List<DataFile> known,
-      ManifestFile prewritten,
-      List<DataFile> late,
-      TableMetadata current,
-      long pinned,
-      int maxWriters,
-      RebuildJournal journal) {
-    WriterMarkers markers = WriterMarkers.of(current, maxWriters);
-    if (!markers.dropped().isEmpty()) {
-      LOG.warn(
-          "floe: the rebuild of {} keeps the progress of the newest {} writers of a kind; it drops"
-              + " that of {} (raise floe.rebuild.writer-markers to keep more)",
-          scratch.name(), maxWriters, markers.dropped());
+    /**
+     * @param known the files listed before the gate (written and carried), in {@code prewritten} when
+     *     that is not null
+     * @param late the files of appends carried under the gate
+     * @param current the live table as read under the gate: whose snapshots the rebuild replaces
+     */
+    static void commit(
+            Table scratch,
+            List<DataFile> known,
+            ManifestFile prewritten,
+            List<DataFile> late,
+            TableMetadata current,
+            long pinned,
+            int maxWriters,
+            RebuildJournal journal) {
+        WriterMarkers markers = WriterMarkers.of(current, maxWriters);
+        if (!markers.dropped().isEmpty()) {
+            LOG.warn(
+                    "floe: the rebuild of {} keeps the progress of the newest {} writers of a kind; it drops"
+                            + " that of {} (raise floe.rebuild.writer-markers to keep more)",
+                    scratch.name(),
+                    maxWriters,
+                    markers.dropped());
+        }
+        for (Map<String, String> older : markers.belowInCommitOrder()) {
+            AppendFiles marker = scratch.newFastAppend();
+            older.forEach(marker::set);
+            marker.set(WRITER_MARKER, "true");
+            marker.commit();
+        }
+        if (known.isEmpty() && late.isEmpty() && markers.head().isEmpty()) {
+            return; // nothing to hold, nothing to remember: the rebuilt table has no snapshot
+        }
+        AppendFiles append = scratch.newFastAppend();
+        if (prewritten != null) {
+            append.appendManifest(prewritten);
+            ManifestFile lateManifest = PrewrittenManifest.write(scratch, late, journal);
+            if (lateManifest != null) {
+                append.appendManifest(lateManifest);
+            }
+            long bytes = bytesOf(known) + bytesOf(late);
+            if (bytes > 0) {
+                append.set(SnapshotSummary.ADDED_FILE_SIZE_PROP, Long.toString(bytes));
+            }
+        } else {
+            // a format-1 table copies appended manifests: its files are appended one by one, and
+            // Iceberg counts their bytes itself
+            known.forEach(append::appendFile);
+            late.forEach(append::appendFile);
+        }
+        markers.head().forEach(append::set);
+        append.set(REBUILD_OF, Long.toString(pinned));
+        append.commit();
     }
-    for (Map<String, String> older : markers.belowInCommitOrder()) {
-      AppendFiles marker = scratch.newFastAppend();
-      older.forEach(marker::set);
-      marker.set(WRITER_MARKER, "true");
-      marker.commit();
-    }
-    if (known.isEmpty() && late.isEmpty() && markers.head().isEmpty()) {
-      return; // nothing to hold, nothing to remember: the rebuilt table has no snapshot
-    }
-    AppendFiles append = scratch.newFastAppend();
-    if (prewritten != null) {
-      append.appendManifest(prewritten);
-      ManifestFile lateManifest = PrewrittenManifest.write(scratch, late, journal);
-      if (lateManifest != null) {
-        append.appendManifest(lateManifest);
-      }
-      long bytes = bytesOf(known) + bytesOf(late);
-      if (bytes > 0) {
-        append.set(SnapshotSummary.ADDED_FILE_SIZE_PROP, Long.toString(bytes));
-      }
-    } else {
-      // a format-1 table copies appended manifests: its files are appended one by one, and
-      // Iceberg counts their bytes itself
-      known.forEach(append::appendFile);
-      late.forEach(append::appendFile);
-    }
-    markers.head().forEach(append::set);
-    append.set(REBUILD_OF, Long.toString(pinned));
-    append.commit();
-  }
 
-  private static long bytesOf(List<DataFile> files) {
-    return files.stream().mapToLong(DataFile::fileSizeInBytes).sum();
-  }
+    private static long bytesOf(List<DataFile> files) {
+        return files.stream().mapToLong(DataFile::fileSizeInBytes).sum();
+    }
 }

@@ -16,22 +16,22 @@ import org.apache.iceberg.TableProperties;
  * </ul>
  */
 final class RebuiltTableProperties {
-  private RebuiltTableProperties() {}
+    private RebuiltTableProperties() {}
 
-  static Map<String, String> of(RebuildSettings settings, Map<String, String> live) {
-    Map<String, String> props = new LinkedHashMap<>();
-    props.putAll(writeProperties(settings));
-    if (settings.metadataVersions() > 0 && !live.containsKey(TableProperties.METADATA_PREVIOUS_VERSIONS_MAX)) {
-      props.put(TableProperties.METADATA_PREVIOUS_VERSIONS_MAX, Integer.toString(settings.metadataVersions()));
+    static Map<String, String> of(RebuildSettings settings, Map<String, String> live) {
+        Map<String, String> props = new LinkedHashMap<>();
+        props.putAll(writeProperties(settings));
+        if (settings.metadataVersions() > 0 && !live.containsKey(TableProperties.METADATA_PREVIOUS_VERSIONS_MAX)) {
+            props.put(TableProperties.METADATA_PREVIOUS_VERSIONS_MAX, Integer.toString(settings.metadataVersions()));
+        }
+        return props;
     }
-    return props;
-  }
 
-  /** What the rebuild's own Parquet writer is configured with. */
-  static Map<String, String> writeProperties(RebuildSettings settings) {
-    Map<String, String> props = new LinkedHashMap<>();
-    props.put(TableProperties.PARQUET_COMPRESSION, "zstd");
-    props.put(TableProperties.PARQUET_COMPRESSION_LEVEL, Integer.toString(settings.zstdLevel()));
-    return props;
-  }
+    /** What the rebuild's own Parquet writer is configured with. */
+    static Map<String, String> writeProperties(RebuildSettings settings) {
+        Map<String, String> props = new LinkedHashMap<>();
+        props.put(TableProperties.PARQUET_COMPRESSION, "zstd");
+        props.put(TableProperties.PARQUET_COMPRESSION_LEVEL, Integer.toString(settings.zstdLevel()));
+        return props;
+    }
 }

@@ -18,48 +18,42 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * @param paths retired metadata files when not expanded; every file to delete once expanded
  */
 public record ReclaimJob(
-    String id,
-    TableIdentifier table,
-    Instant due,
-    String rebuilt,
-    boolean expanded,
-    List<String> paths) {
-  /** The catalog section reclaim jobs live in. */
-  public static final String SECTION = "floe.reclaim";
+        String id, TableIdentifier table, Instant due, String rebuilt, boolean expanded, List<String> paths) {
+    /** The catalog section reclaim jobs live in. */
+    public static final String SECTION = "floe.reclaim";
 
-  private static final String HEADER = "floe-reclaim-job 1";
+    private static final String HEADER = "floe-reclaim-job 1";
 
-  public ReclaimJob {
-    paths = List.copyOf(paths);
-  }
+    public ReclaimJob {
+        paths = List.copyOf(paths);
+    }
 
-  boolean isDue(Instant now) {
-    return !due.isAfter(now);
-  }
+    boolean isDue(Instant now) {
+        return !due.isAfter(now);
+    }
 
-  ReclaimJob expandedTo(List<String> files) {
-    return new ReclaimJob(id, table, due, rebuilt, true, files);
-  }
+    ReclaimJob expandedTo(List<String> files) {
+        return new ReclaimJob(id, table, due, rebuilt, true, files);
+    }
 
-  String encode() {
-    DurableRecords.Writer record =
-        new DurableRecords.Writer(HEADER)
-            .field("table", DurableRecords.identifier(table))
-            .field("due", due.toEpochMilli())
-            .field("rebuilt", rebuilt)
-            .field("expanded", expanded);
-    paths.forEach(path -> record.field("path", path));
-    return record.toString();
-  }
+    String encode() {
+        DurableRecords.Writer record = new DurableRecords.Writer(HEADER)
+                .field("table", DurableRecords.identifier(table))
+                .field("due", due.toEpochMilli())
+                .field("rebuilt", rebuilt)
+                .field("expanded", expanded);
+        paths.forEach(path -> record.field("path", path));
+        return record.toString();
+    }
 
-  static ReclaimJob decode(String id, String encoded) {
-    DurableRecords.Reader record = new DurableRecords.Reader(encoded, HEADER);
-    return new ReclaimJob(
-        id,
-        DurableRecords.identifier(record.one("table")),
-        Instant.ofEpochMilli(Long.parseLong(record.one("due"))),
-        record.one("rebuilt"),
-        Boolean.parseBoolean(record.one("expanded")),
-        record.all("path"));
-  }
+    static ReclaimJob decode(String id, String encoded) {
+        DurableRecords.Reader record = new DurableRecords.Reader(encoded, HEADER);
+        return new ReclaimJob(
+                id,
+                DurableRecords.identifier(record.one("table")),
+                Instant.ofEpochMilli(Long.parseLong(record.one("due"))),
+                record.one("rebuilt"),
+                Boolean.parseBoolean(record.one("expanded")),
+                record.all("path"));
+    }
 }

@@ -12,17 +12,18 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * name, up to {@code current}. The reclaim job starts from these; the CLI's dry run counts them.
  */
 public final class RetiredMetadata {
-  private RetiredMetadata() {}
+    private RetiredMetadata() {}
 
-  public static List<String> of(RebuildCatalog catalog, TableIdentifier identifier, TableMetadata current) {
-    Set<String> retired = new LinkedHashSet<>(catalog.commitLog(identifier).values());
-    current.previousFiles().forEach(entry -> retired.add(entry.file()));
-    retired.add(current.metadataFileLocation());
-    return new ArrayList<>(retired);
-  }
+    public static List<String> of(RebuildCatalog catalog, TableIdentifier identifier, TableMetadata current) {
+        Set<String> retired = new LinkedHashSet<>(catalog.commitLog(identifier).values());
+        current.previousFiles().forEach(entry -> retired.add(entry.file()));
+        retired.add(current.metadataFileLocation());
+        return new ArrayList<>(retired);
+    }
 
-  /** {@link #of(RebuildCatalog, TableIdentifier, TableMetadata)} for floe's own catalog. */
-  public static List<String> of(dev.floe.catalog.MapDbCatalog catalog, TableIdentifier identifier, TableMetadata current) {
-    return of(new MapDbRebuildCatalog(catalog), identifier, current);
-  }
+    /** {@link #of(RebuildCatalog, TableIdentifier, TableMetadata)} for floe's own catalog. */
+    public static List<String> of(
+            dev.floe.catalog.MapDbCatalog catalog, TableIdentifier identifier, TableMetadata current) {
+        return of(new MapDbRebuildCatalog(catalog), identifier, current);
+    }
 }

@@ -17,53 +17,57 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * the location read under the gate, records the reclaim job and clears the journal.
  */
 final class ScratchSwap extends Installation {
-  private final MapDbRebuildCatalog mapDb;
-  private final Table scratch;
+    private final MapDbRebuildCatalog mapDb;
+    private final Table scratch;
 
-  ScratchSwap(
-      MapDbRebuildCatalog catalog,
-      TableIdentifier identifier,
-      TableOperations liveOps,
-      TableMetadata base,
-      RebuildSettings settings,
-      RebuildJournal journal) {
-    super(catalog, identifier, liveOps, settings, journal);
-    this.mapDb = catalog;
-    this.scratch =
-        ScratchTable.create(
-            catalog.catalog(), base, liveOps, RebuiltTableProperties.of(settings, base.properties()), journal);
-  }
-
-  @Override
-  Table target() {
-    return scratch;
-  }
-
-  @Override
-  void commit(List<DataFile> known, ManifestFile prewritten, List<DataFile> late, TableMetadata current, long pinned) {
-    RebuiltSnapshotCommit.commit(scratch, known, prewritten, late, current, pinned, settings.writerMarkers(), journal);
-  }
-
-  @Override
-  ReclaimJob install(TableMetadata current, List<String> retiredMetadata, Instant due) {
-    ReclaimJob job = job(mapDb.catalog().metadataLocation(journal.scratch()), retiredMetadata, due);
-    try {
-      mapDb.catalog().swapTable(
-          identifier,
-          journal.scratch(),
-          current.metadataFileLocation(),
-          List.of(DurableChange.put(ReclaimJob.SECTION, job.id(), job.encode()), journal.clearOnSwap()),
-          () -> CrashPoint.reach("catalog.swap-uncommitted"));
-    } catch (CatalogFileException e) {
-      // the catalog file failed mid-swap: whether the swap landed is unknown, so nothing is
-      // deleted now; the next start's recovery finds the journal exactly when it did not land
-      mayBeLive = true;
-      throw new RebuildException(
-          "Rebuild of " + identifier + " could not tell whether its swap landed (" + e.getMessage()
-              + "); recovery settles it when the catalog is next opened",
-          e);
+    ScratchSwap(
+            MapDbRebuildCatalog catalog,
+            TableIdentifier identifier,
+            TableOperations liveOps,
+            TableMetadata base,
+            RebuildSettings settings,
+            RebuildJournal journal) {
+        super(catalog, identifier, liveOps, settings, journal);
+        this.mapDb = catalog;
+        this.scratch = ScratchTable.create(
+                catalog.catalog(), base, liveOps, RebuiltTableProperties.of(settings, base.properties()), journal);
     }
-    mayBeLive = true;
-    return job;
-  }
+
+    @Override
+    Table target() {
+        return scratch;
+    }
+
+    @Override
+    void commit(
+            List<DataFile> known, ManifestFile prewritten, List<DataFile> late, TableMetadata current, long pinned) {
+        RebuiltSnapshotCommit.commit(
+                scratch, known, prewritten, late, current, pinned, settings.writerMarkers(), journal);
+    }
+
+    @Override
+    ReclaimJob install(TableMetadata current, List<String> retiredMetadata, Instant due) {
+        ReclaimJob job = job(mapDb.catalog().metadataLocation(journal.scratch()), retiredMetadata, due);
+        try {
+            mapDb.catalog()
+                    .swapTable(
+                            identifier,
+                            journal.scratch(),
+                            current.metadataFileLocation(),
+                            List.of(
+                                    DurableChange.put(ReclaimJob.SECTION, job.id(), job.encode()),
+                                    journal.clearOnSwap()),
+                            () -> CrashPoint.reach("catalog.swap-uncommitted"));
+        } catch (CatalogFileException e) {
+            // the catalog file failed mid-swap: whether the swap landed is unknown, so nothing is
+            // deleted now; the next start's recovery finds the journal exactly when it did not land
+            mayBeLive = true;
+            throw new RebuildException(
+                    "Rebuild of " + identifier + " could not tell whether its swap landed (" + e.getMessage()
+                            + "); recovery settles it when the catalog is next opened",
+                    e);
+        }
+        mayBeLive = true;
+        return job;
+    }
 }

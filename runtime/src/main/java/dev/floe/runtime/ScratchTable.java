@@ -1,5 +1,6 @@
 package dev.floe.runtime;
 
+import dev.floe.catalog.MapDbCatalog;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
@@ -15,7 +16,6 @@ import org.apache.iceberg.TableMetadataParser;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.NotFoundException;
-import dev.floe.catalog.MapDbCatalog;
 
 /**
  * The table a rebuild writes into before it is swapped into the live name: {@code
@@ -26,76 +26,74 @@ import dev.floe.catalog.MapDbCatalog;
  * rebuilt table: Iceberg refuses a refresh whose table UUID changed.
  */
 final class ScratchTable {
-  private static final Pattern NAME = Pattern.compile(".*__c\\d+$");
+    private static final Pattern NAME = Pattern.compile(".*__c\\d+$");
 
-  private ScratchTable() {}
+    private ScratchTable() {}
 
-  static TableIdentifier nameFor(TableIdentifier live) {
-    return TableIdentifier.of(live.namespace(), live.name() + "__c" + System.nanoTime());
-  }
+    static TableIdentifier nameFor(TableIdentifier live) {
+        return TableIdentifier.of(live.namespace(), live.name() + "__c" + System.nanoTime());
+    }
 
-  static boolean isScratchName(TableIdentifier identifier) {
-    return NAME.matcher(identifier.name()).matches();
-  }
+    static boolean isScratchName(TableIdentifier identifier) {
+        return NAME.matcher(identifier.name()).matches();
+    }
 
-  /**
-   * Creates the scratch table for {@code live}; {@code journal} is told the metadata file before it
-   * is written.
-   */
-  static Table create(
-      MapDbCatalog catalog,
-      TableMetadata live,
-      org.apache.iceberg.TableOperations liveOps,
-      Map<String, String> extraProperties,
-      RebuildJournal journal) {
-    Map<String, String> properties = new LinkedHashMap<>(live.properties());
-    properties.putAll(extraProperties);
-    TableMetadata metadata =
-        TableMetadata.buildFromEmpty(live.formatVersion())
-            .assignUUID(live.uuid())
-            .setLocation(live.location())
-            .setCurrentSchema(live.schema(), live.lastColumnId())
-            .setDefaultPartitionSpec(live.spec())
-            .setDefaultSortOrder(live.sortOrder())
-            .setProperties(properties)
-            .build();
-    String location =
-        liveOps.metadataFileLocation("00000-floe-scratch-" + UUID.randomUUID() + ".metadata.json");
-    journal.fileStarted(location);
-    TableMetadataParser.write(metadata, catalog.io().newOutputFile(location));
-    return catalog.registerTable(journal.scratch(), location);
-  }
+    /**
+     * Creates the scratch table for {@code live}; {@code journal} is told the metadata file before it
+     * is written.
+     */
+    static Table create(
+            MapDbCatalog catalog,
+            TableMetadata live,
+            org.apache.iceberg.TableOperations liveOps,
+            Map<String, String> extraProperties,
+            RebuildJournal journal) {
+        Map<String, String> properties = new LinkedHashMap<>(live.properties());
+        properties.putAll(extraProperties);
+        TableMetadata metadata = TableMetadata.buildFromEmpty(live.formatVersion())
+                .assignUUID(live.uuid())
+                .setLocation(live.location())
+                .setCurrentSchema(live.schema(), live.lastColumnId())
+                .setDefaultPartitionSpec(live.spec())
+                .setDefaultSortOrder(live.sortOrder())
+                .setProperties(properties)
+                .build();
+        String location = liveOps.metadataFileLocation("00000-floe-scratch-" + UUID.randomUUID() + ".metadata.json");
+        journal.fileStarted(location);
+        TableMetadataParser.write(metadata, catalog.io().newOutputFile(location));
+        return catalog.registerTable(journal.scratch(), location);
+    }
 
-  /**
-   * Drops a scratch table that was never swapped in, and deletes the files it wrote: those in
-   * {@code journal}, plus the metadata files, manifest lists and manifests of the scratch table
-   * itself. Data files it references but did not write (appends carried over from the live table)
-   * are the live table's and are left alone.
-   */
-  static void discard(MapDbCatalog catalog, RebuildJournal journal) {
-    TableIdentifier scratch = journal.scratch();
-    Set<String> files = new LinkedHashSet<>(journal.files());
-    try {
-      Table table = catalog.loadTableUncached(scratch);
-      TableMetadata metadata = ((HasTableOperations) table).operations().current();
-      files.addAll(catalog.commitLog(scratch).values());
-      for (Snapshot snapshot : metadata.snapshots()) {
-        files.add(snapshot.manifestListLocation());
-        for (ManifestFile manifest : snapshot.allManifests(table.io())) {
-          files.add(manifest.path());
+    /**
+     * Drops a scratch table that was never swapped in, and deletes the files it wrote: those in
+     * {@code journal}, plus the metadata files, manifest lists and manifests of the scratch table
+     * itself. Data files it references but did not write (appends carried over from the live table)
+     * are the live table's and are left alone.
+     */
+    static void discard(MapDbCatalog catalog, RebuildJournal journal) {
+        TableIdentifier scratch = journal.scratch();
+        Set<String> files = new LinkedHashSet<>(journal.files());
+        try {
+            Table table = catalog.loadTableUncached(scratch);
+            TableMetadata metadata = ((HasTableOperations) table).operations().current();
+            files.addAll(catalog.commitLog(scratch).values());
+            for (Snapshot snapshot : metadata.snapshots()) {
+                files.add(snapshot.manifestListLocation());
+                for (ManifestFile manifest : snapshot.allManifests(table.io())) {
+                    files.add(manifest.path());
+                }
+            }
+            catalog.dropTable(scratch, false);
+        } catch (NoSuchTableException | NotFoundException e) {
+            // never registered, or already dropped: the journal lists what it wrote
         }
-      }
-      catalog.dropTable(scratch, false);
-    } catch (NoSuchTableException | NotFoundException e) {
-      // never registered, or already dropped: the journal lists what it wrote
+        for (String file : files) {
+            try {
+                catalog.io().deleteFile(file);
+            } catch (NotFoundException e) {
+                // never written
+            }
+        }
+        journal.clear();
     }
-    for (String file : files) {
-      try {
-        catalog.io().deleteFile(file);
-      } catch (NotFoundException e) {
-        // never written
-      }
-    }
-    journal.clear();
-  }
 }

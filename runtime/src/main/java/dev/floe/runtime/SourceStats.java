@@ -15,30 +15,31 @@ import org.apache.iceberg.io.CloseableIterable;
  * CLI's dry run and progress bar show.
  */
 public record SourceStats(long dataFiles, long bytes, long rows) {
-  public static SourceStats of(Table table, Snapshot snapshot) {
-    if (snapshot == null) {
-      return new SourceStats(0, 0, 0);
+    public static SourceStats of(Table table, Snapshot snapshot) {
+        if (snapshot == null) {
+            return new SourceStats(0, 0, 0);
+        }
+        Map<String, String> summary = snapshot.summary();
+        if (summary.containsKey(SnapshotSummary.TOTAL_DATA_FILES_PROP)
+                && summary.containsKey(SnapshotSummary.TOTAL_FILE_SIZE_PROP)) {
+            return new SourceStats(
+                    Long.parseLong(summary.get(SnapshotSummary.TOTAL_DATA_FILES_PROP)),
+                    Long.parseLong(summary.get(SnapshotSummary.TOTAL_FILE_SIZE_PROP)),
+                    Long.parseLong(summary.getOrDefault(SnapshotSummary.TOTAL_RECORDS_PROP, "0")));
+        }
+        long files = 0;
+        long bytes = 0;
+        long rows = 0;
+        try (CloseableIterable<FileScanTask> tasks =
+                table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
+            for (FileScanTask task : tasks) {
+                files += 1;
+                bytes += task.file().fileSizeInBytes();
+                rows += task.file().recordCount();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return new SourceStats(files, bytes, rows);
     }
-    Map<String, String> summary = snapshot.summary();
-    if (summary.containsKey(SnapshotSummary.TOTAL_DATA_FILES_PROP)
-        && summary.containsKey(SnapshotSummary.TOTAL_FILE_SIZE_PROP)) {
-      return new SourceStats(
-          Long.parseLong(summary.get(SnapshotSummary.TOTAL_DATA_FILES_PROP)),
-          Long.parseLong(summary.get(SnapshotSummary.TOTAL_FILE_SIZE_PROP)),
-          Long.parseLong(summary.getOrDefault(SnapshotSummary.TOTAL_RECORDS_PROP, "0")));
-    }
-    long files = 0;
-    long bytes = 0;
-    long rows = 0;
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
-      for (FileScanTask task : tasks) {
-        files += 1;
-        bytes += task.file().fileSizeInBytes();
-        rows += task.file().recordCount();
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return new SourceStats(files, bytes, rows);
-  }
 }

@@ -15,59 +15,59 @@ import org.apache.iceberg.io.LocationProvider;
  * of the live table's own operations, the catalog's compare-and-swap.
  */
 final class StagedOperations implements TableOperations {
-  private final TableOperations live;
-  private TableMetadata staged;
+    private final TableOperations live;
+    private TableMetadata staged;
 
-  StagedOperations(TableOperations live, TableMetadata start) {
-    this.live = live;
-    this.staged = start;
-  }
-
-  /** The version the commits so far have built. */
-  TableMetadata staged() {
-    return staged;
-  }
-
-  @Override
-  public TableMetadata current() {
-    return staged;
-  }
-
-  @Override
-  public TableMetadata refresh() {
-    return staged;
-  }
-
-  @Override
-  public void commit(TableMetadata base, TableMetadata metadata) {
-    if (base != staged) {
-      throw new CommitFailedException("Cannot stage a commit on a version that is not the staged one");
+    StagedOperations(TableOperations live, TableMetadata start) {
+        this.live = live;
+        this.staged = start;
     }
-    staged = metadata;
-  }
 
-  @Override
-  public FileIO io() {
-    return live.io();
-  }
+    /** The version the commits so far have built. */
+    TableMetadata staged() {
+        return staged;
+    }
 
-  @Override
-  public EncryptionManager encryption() {
-    return live.encryption();
-  }
+    @Override
+    public TableMetadata current() {
+        return staged;
+    }
 
-  @Override
-  public String metadataFileLocation(String fileName) {
-    return live.metadataFileLocation(fileName);
-  }
+    @Override
+    public TableMetadata refresh() {
+        return staged;
+    }
 
-  @Override
-  public LocationProvider locationProvider() {
-    return live.locationProvider();
-  }
+    @Override
+    public void commit(TableMetadata base, TableMetadata metadata) {
+        if (base != staged) {
+            throw new CommitFailedException("Cannot stage a commit on a version that is not the staged one");
+        }
+        staged = metadata;
+    }
 
-  @Override
-  public long newSnapshotId() {
-    return live.newSnapshotId();
-  }
+    @Override
+    public FileIO io() {
+        return live.io();
+    }
+
+    @Override
+    public EncryptionManager encryption() {
+        return live.encryption();
+    }
+
+    @Override
+    public String metadataFileLocation(String fileName) {
+        return live.metadataFileLocation(fileName);
+    }
+
+    @Override
+    public LocationProvider locationProvider() {
+        return live.locationProvider();
+    }
+
+    @Override
+    public long newSnapshotId() {
+        return live.newSnapshotId();
+    }
 }

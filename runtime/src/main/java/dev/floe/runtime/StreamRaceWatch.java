@@ -2,8 +2,8 @@ package dev.floe.runtime;
 
 import java.io.IOException;
 import java.util.Objects;
-import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
@@ -20,76 +20,75 @@ import org.apache.iceberg.io.CloseableIterator;
  * with the last one it saw; only when it moved does it read the new metadata, and no manifest.
  */
 final class StreamRaceWatch {
-  static final int EVERY_ROWS = 4096;
+    static final int EVERY_ROWS = 4096;
 
-  /** Thrown out of the stream when the attempt must start again. */
-  static final class Raced extends RuntimeException {
-    Raced(String reason) {
-      super(reason, null, false, false);
+    /** Thrown out of the stream when the attempt must start again. */
+    static final class Raced extends RuntimeException {
+        Raced(String reason) {
+            super(reason, null, false, false);
+        }
     }
-  }
 
-  private final RebuildCatalog catalog;
-  private final TableIdentifier identifier;
-  private final TableOperations liveOps;
-  private final TableMetadata base;
-  private String seen;
+    private final RebuildCatalog catalog;
+    private final TableIdentifier identifier;
+    private final TableOperations liveOps;
+    private final TableMetadata base;
+    private String seen;
 
-  StreamRaceWatch(
-      RebuildCatalog catalog, TableIdentifier identifier, TableOperations liveOps, TableMetadata base) {
-    this.catalog = catalog;
-    this.identifier = identifier;
-    this.liveOps = liveOps;
-    this.base = base;
-    this.seen = base.metadataFileLocation();
-  }
+    StreamRaceWatch(RebuildCatalog catalog, TableIdentifier identifier, TableOperations liveOps, TableMetadata base) {
+        this.catalog = catalog;
+        this.identifier = identifier;
+        this.liveOps = liveOps;
+        this.base = base;
+        this.seen = base.metadataFileLocation();
+    }
 
-  /** {@code rows}, checked every {@value #EVERY_ROWS} rows. */
-  CloseableIterable<Record> watch(CloseableIterable<Record> rows) {
-    return new CloseableIterable<>() {
-      @Override
-      public CloseableIterator<Record> iterator() {
-        CloseableIterator<Record> inner = rows.iterator();
-        return new CloseableIterator<>() {
-          private long count;
+    /** {@code rows}, checked every {@value #EVERY_ROWS} rows. */
+    CloseableIterable<Record> watch(CloseableIterable<Record> rows) {
+        return new CloseableIterable<>() {
+            @Override
+            public CloseableIterator<Record> iterator() {
+                CloseableIterator<Record> inner = rows.iterator();
+                return new CloseableIterator<>() {
+                    private long count;
 
-          @Override
-          public boolean hasNext() {
-            return inner.hasNext();
-          }
+                    @Override
+                    public boolean hasNext() {
+                        return inner.hasNext();
+                    }
 
-          @Override
-          public Record next() {
-            if (++count % EVERY_ROWS == 0) {
-              check();
+                    @Override
+                    public Record next() {
+                        if (++count % EVERY_ROWS == 0) {
+                            check();
+                        }
+                        return inner.next();
+                    }
+
+                    @Override
+                    public void close() throws IOException {
+                        inner.close();
+                    }
+                };
             }
-            return inner.next();
-          }
 
-          @Override
-          public void close() throws IOException {
-            inner.close();
-          }
+            @Override
+            public void close() throws IOException {
+                rows.close();
+            }
         };
-      }
-
-      @Override
-      public void close() throws IOException {
-        rows.close();
-      }
-    };
-  }
-
-  /** Throws {@link Raced} if the live table has moved in a way this attempt cannot carry. */
-  void check() {
-    String now = catalog.currentLocation(identifier, liveOps);
-    if (Objects.equals(now, seen)) {
-      return;
     }
-    seen = now;
-    String conflict = CatchUp.conflict(base, liveOps.refresh());
-    if (conflict != null) {
-      throw new Raced(conflict);
+
+    /** Throws {@link Raced} if the live table has moved in a way this attempt cannot carry. */
+    void check() {
+        String now = catalog.currentLocation(identifier, liveOps);
+        if (Objects.equals(now, seen)) {
+            return;
+        }
+        seen = now;
+        String conflict = CatchUp.conflict(base, liveOps.refresh());
+        if (conflict != null) {
+            throw new Raced(conflict);
+        }
     }
-  }
 }

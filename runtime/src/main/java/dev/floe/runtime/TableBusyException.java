@@ -5,7 +5,7 @@ package dev.floe.runtime;
  * landing on the live table while it ran. The live table was left exactly as it was.
  */
 public class TableBusyException extends RebuildException {
-  public TableBusyException(String message) {
-    super(message);
-  }
+    public TableBusyException(String message) {
+        super(message);
+    }
 }

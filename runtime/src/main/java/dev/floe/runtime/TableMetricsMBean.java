@@ -2,29 +2,29 @@ package dev.floe.runtime;
 
 /** JMX view of one guarded table: {@code dev.floe:type=Table,name=<namespace.table>}. */
 public interface TableMetricsMBean {
-  int getSnapshots();
+    int getSnapshots();
 
-  long getDataFiles();
+    long getDataFiles();
 
-  long getMetadataBytes();
+    long getMetadataBytes();
 
-  long getRebuilds();
+    long getRebuilds();
 
-  long getRebuildFailures();
+    long getRebuildFailures();
 
-  String getLastReport();
+    String getLastReport();
 
-  String getLastError();
+    String getLastError();
 
-  double getGateWaitP99Millis();
+    double getGateWaitP99Millis();
 
-  long getCommits();
+    long getCommits();
 
-  int getTrackedHandles();
+    int getTrackedHandles();
 
-  /** Rebuilds in a row that ended busy (every attempt raced by commits other than appends); 0 once one succeeds. */
-  int getBusyStreak();
+    /** Rebuilds in a row that ended busy (every attempt raced by commits other than appends); 0 once one succeeds. */
+    int getBusyStreak();
 
-  /** Until when a busy table is left alone (ISO-8601), empty when it is not. */
-  String getBusyUntil();
+    /** Until when a busy table is left alone (ISO-8601), empty when it is not. */
+    String getBusyUntil();
 }

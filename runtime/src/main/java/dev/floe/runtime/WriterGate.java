@@ -13,37 +13,37 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * <p>Writers only ever wait while a swap is in progress; otherwise entering is an uncontended lock.
  */
 public final class WriterGate {
-  private final ConcurrentMap<TableIdentifier, ReentrantLock> locks = new ConcurrentHashMap<>();
+    private final ConcurrentMap<TableIdentifier, ReentrantLock> locks = new ConcurrentHashMap<>();
 
-  /** Blocks until this thread holds {@code table}'s gate; returns how long it waited, in ns. */
-  public long enter(TableIdentifier table) {
-    ReentrantLock lock = locks.computeIfAbsent(table, t -> new ReentrantLock());
-    if (lock.tryLock()) {
-      return 0;
+    /** Blocks until this thread holds {@code table}'s gate; returns how long it waited, in ns. */
+    public long enter(TableIdentifier table) {
+        ReentrantLock lock = locks.computeIfAbsent(table, t -> new ReentrantLock());
+        if (lock.tryLock()) {
+            return 0;
+        }
+        long start = System.nanoTime();
+        lock.lock();
+        return System.nanoTime() - start;
     }
-    long start = System.nanoTime();
-    lock.lock();
-    return System.nanoTime() - start;
-  }
 
-  /** Releases one hold of {@code table}'s gate by this thread. */
-  public void exit(TableIdentifier table) {
-    ReentrantLock lock = locks.get(table);
-    if (lock == null || !lock.isHeldByCurrentThread()) {
-      throw new IllegalStateException("This thread does not hold the gate of " + table);
+    /** Releases one hold of {@code table}'s gate by this thread. */
+    public void exit(TableIdentifier table) {
+        ReentrantLock lock = locks.get(table);
+        if (lock == null || !lock.isHeldByCurrentThread()) {
+            throw new IllegalStateException("This thread does not hold the gate of " + table);
+        }
+        lock.unlock();
     }
-    lock.unlock();
-  }
 
-  /** How many threads wait for {@code table}'s gate right now (an estimate while they come and go). */
-  public int waiting(TableIdentifier table) {
-    ReentrantLock lock = locks.get(table);
-    return lock == null ? 0 : lock.getQueueLength();
-  }
+    /** How many threads wait for {@code table}'s gate right now (an estimate while they come and go). */
+    public int waiting(TableIdentifier table) {
+        ReentrantLock lock = locks.get(table);
+        return lock == null ? 0 : lock.getQueueLength();
+    }
 
-  /** True when the current thread holds {@code table}'s gate. */
-  public boolean isHeldByCurrentThread(TableIdentifier table) {
-    ReentrantLock lock = locks.get(table);
-    return lock != null && lock.isHeldByCurrentThread();
-  }
+    /** True when the current thread holds {@code table}'s gate. */
+    public boolean isHeldByCurrentThread(TableIdentifier table) {
+        ReentrantLock lock = locks.get(table);
+        return lock != null && lock.isHeldByCurrentThread();
+    }
 }

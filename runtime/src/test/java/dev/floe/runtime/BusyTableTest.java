@@ -31,233 +31,280 @@ import org.junit.jupiter.api.io.TempDir;
  * table without a pause.
  */
 class BusyTableTest {
-  static final TableIdentifier EVENTS = TableIdentifier.of("db", "events");
+    static final TableIdentifier EVENTS = TableIdentifier.of("db", "events");
 
-  @TempDir Path root;
-  MapDbCatalog catalog;
+    @TempDir
+    Path root;
 
-  @BeforeEach
-  void open() {
-    catalog = TestTables.catalog(root);
-    catalog.createNamespace(Namespace.of("db"));
-  }
+    MapDbCatalog catalog;
 
-  @AfterEach
-  void close() throws Exception {
-    catalog.close();
-  }
-
-  /** Deletes one whole data file of the table through {@code host}: a commit that is not an append. */
-  private static void deleteOneFile(Table host) {
-    host.refresh();
-    DataFile victim = host.currentSnapshot().addedDataFiles(host.io()).iterator().next();
-    host.newDelete().deleteFile(victim).commit();
-  }
-
-  @Test
-  void anAttemptStopsAtTheFirstConflictingCommitInsteadOfStreamingTheWholeTable() {
-    Table table = catalog.createTable(EVENTS, TestTables.SIMPLE);
-    for (int i = 0; i < 5; i++) {
-      TestTables.append(table, TestTables.simpleRows(i * 10_000L, 10_000));
+    @BeforeEach
+    void open() {
+        catalog = TestTables.catalog(root);
+        catalog.createNamespace(Namespace.of("db"));
     }
-    Table host = catalog.loadTableUncached(EVENTS);
-    AtomicLong seen = new AtomicLong();
-    AtomicLong seenWhenRaced = new AtomicLong(-1);
-    Prune raceOnce = row -> {
-      if (seen.incrementAndGet() == 1_000) {
-        deleteOneFile(host); // lands while the first attempt streams
-        seenWhenRaced.set(seen.get());
-      }
-      return false;
-    };
 
-    CompactReport report = new Compactor(RebuildSettings.defaults().withReclaimGrace(Duration.ZERO))
-        .compactTable(catalog, EVENTS, raceOnce);
+    @AfterEach
+    void close() throws Exception {
+        catalog.close();
+    }
 
-    assertThat(report.attempts()).isEqualTo(2);
-    // the first attempt read at most one more check interval past the commit, not 50,000 rows
-    long firstAttempt = seen.get() - report.rows();
-    assertThat(firstAttempt).isLessThanOrEqualTo(seenWhenRaced.get() + StreamRaceWatch.EVERY_ROWS);
-    assertThat(report.rows()).isEqualTo(40_000);
-    assertThat(TestTables.read(catalog.loadTableUncached(EVENTS))).hasSize(40_000);
-  }
+    /** Deletes one whole data file of the table through {@code host}: a commit that is not an append. */
+    private static void deleteOneFile(Table host) {
+        host.refresh();
+        DataFile victim =
+                host.currentSnapshot().addedDataFiles(host.io()).iterator().next();
+        host.newDelete().deleteFile(victim).commit();
+    }
 
-  @Test
-  void aTableBusyEveryAttemptIsLeftAloneForADoublingCappedWhile() throws Exception {
-    MutableClock clock = new MutableClock(Instant.parse("2026-12-01T00:00:00Z"));
-    AtomicBoolean racing = new AtomicBoolean(true);
-    AtomicInteger attempts = new AtomicInteger();
-    Table host = catalog.createTable(EVENTS, TestTables.SIMPLE);
-    // the prune is created once per rebuild; its first row counts an attempt and, while racing,
-    // commits a delete that makes the attempt start again
-    java.util.function.Supplier<Prune> prune = () -> {
-      AtomicBoolean first = new AtomicBoolean(true);
-      return row -> {
-        if (first.getAndSet(false)) {
-          attempts.incrementAndGet();
-          if (racing.get()) {
-            deleteOneFile(catalog.loadTableUncached(EVENTS));
-          }
+    @Test
+    void anAttemptStopsAtTheFirstConflictingCommitInsteadOfStreamingTheWholeTable() {
+        Table table = catalog.createTable(EVENTS, TestTables.SIMPLE);
+        for (int i = 0; i < 5; i++) {
+            TestTables.append(table, TestTables.simpleRows(i * 10_000L, 10_000));
         }
-        return false;
-      };
-    };
-    GuardSettings settings = new GuardSettings(
-        List.of("db.*"), 4, 1000, 16L << 20, Duration.ZERO,
-        RebuildSettings.defaults().withReclaimGrace(Duration.ZERO).withMaxAttempts(1), prune, 16, false,
-        Duration.ofMinutes(1), Duration.ofMinutes(3));
-    Guard guard = new Guard(settings, clock, ",test=" + System.nanoTime());
-    try {
-      long id = 0;
-      for (int i = 0; i < 4; i++) {
-        guardedAppend(guard, host, id++);
-      }
-      guard.awaitIdle(Duration.ofMinutes(1));
-      assertThat(attempts).hasValue(1);
-      assertThat(guard.metrics(EVENTS).getBusyStreak()).isEqualTo(1);
-      assertThat(guard.metrics(EVENTS).getBusyUntil()).isEqualTo("2026-12-01T00:01:00Z");
-      assertThat(guard.getErrors()).as("a busy table is no error").isZero();
+        Table host = catalog.loadTableUncached(EVENTS);
+        AtomicLong seen = new AtomicLong();
+        AtomicLong seenWhenRaced = new AtomicLong(-1);
+        Prune raceOnce = row -> {
+            if (seen.incrementAndGet() == 1_000) {
+                deleteOneFile(host); // lands while the first attempt streams
+                seenWhenRaced.set(seen.get());
+            }
+            return false;
+        };
 
-      // within the back-off, commits over the trigger start no rebuild
-      for (int i = 0; i < 3; i++) {
-        guardedAppend(guard, host, id++);
-      }
-      guard.awaitIdle(Duration.ofMinutes(1));
-      assertThat(attempts).hasValue(1);
+        CompactReport report = new Compactor(RebuildSettings.defaults().withReclaimGrace(Duration.ZERO))
+                .compactTable(catalog, EVENTS, raceOnce);
 
-      // after it, the next commit tries again; busy again, the wait doubles, then is capped
-      clock.advance(Duration.ofSeconds(61));
-      guardedAppend(guard, host, id++);
-      guard.awaitIdle(Duration.ofMinutes(1));
-      assertThat(attempts).hasValue(2);
-      assertThat(guard.metrics(EVENTS).getBusyStreak()).isEqualTo(2);
-      assertThat(guard.metrics(EVENTS).getBusyUntil()).isEqualTo("2026-12-01T00:03:01Z");
-      clock.advance(Duration.ofMinutes(3));
-      guardedAppend(guard, host, id++);
-      guard.awaitIdle(Duration.ofMinutes(1));
-      assertThat(attempts).hasValue(3);
-      assertThat(guard.metrics(EVENTS).getBusyUntil()).isEqualTo("2026-12-01T00:07:01Z");
-
-      // once the table can be rebuilt, it is, and the streak ends
-      racing.set(false);
-      clock.advance(Duration.ofMinutes(3));
-      guardedAppend(guard, host, id++);
-      guard.awaitIdle(Duration.ofMinutes(1));
-      assertThat(attempts).hasValue(4);
-      assertThat(guard.metrics(EVENTS).getRebuilds()).isEqualTo(1);
-      assertThat(guard.metrics(EVENTS).getBusyStreak()).isZero();
-      assertThat(guard.metrics(EVENTS).getBusyUntil()).isEmpty();
-      assertThat(catalog.loadTableUncached(EVENTS).snapshots()).hasSize(1);
-      assertThat(guard.getErrors()).isZero();
-    } finally {
-      guard.close();
+        assertThat(report.attempts()).isEqualTo(2);
+        // the first attempt read at most one more check interval past the commit, not 50,000 rows
+        long firstAttempt = seen.get() - report.rows();
+        assertThat(firstAttempt).isLessThanOrEqualTo(seenWhenRaced.get() + StreamRaceWatch.EVERY_ROWS);
+        assertThat(report.rows()).isEqualTo(40_000);
+        assertThat(TestTables.read(catalog.loadTableUncached(EVENTS))).hasSize(40_000);
     }
-  }
 
-  @Test
-  void backOffDoublesUpToItsCap() {
-    GuardSettings settings = GuardSettings.defaults().withBusyBackoff(Duration.ofSeconds(30), Duration.ofMinutes(5));
-    assertThat(settings.busyWait(1)).isEqualTo(Duration.ofSeconds(30));
-    assertThat(settings.busyWait(2)).isEqualTo(Duration.ofMinutes(1));
-    assertThat(settings.busyWait(4)).isEqualTo(Duration.ofMinutes(4));
-    assertThat(settings.busyWait(5)).isEqualTo(Duration.ofMinutes(5));
-    assertThat(settings.busyWait(500)).isEqualTo(Duration.ofMinutes(5));
-    assertThatThrownBy(() -> GuardSettings.defaults().withBusyBackoff(Duration.ofMinutes(2), Duration.ofMinutes(1)))
-        .isInstanceOf(IllegalArgumentException.class);
-  }
+    @Test
+    void aTableBusyEveryAttemptIsLeftAloneForADoublingCappedWhile() throws Exception {
+        MutableClock clock = new MutableClock(Instant.parse("2026-12-01T00:00:00Z"));
+        AtomicBoolean racing = new AtomicBoolean(true);
+        AtomicInteger attempts = new AtomicInteger();
+        Table host = catalog.createTable(EVENTS, TestTables.SIMPLE);
+        // the prune is created once per rebuild; its first row counts an attempt and, while racing,
+        // commits a delete that makes the attempt start again
+        java.util.function.Supplier<Prune> prune = () -> {
+            AtomicBoolean first = new AtomicBoolean(true);
+            return row -> {
+                if (first.getAndSet(false)) {
+                    attempts.incrementAndGet();
+                    if (racing.get()) {
+                        deleteOneFile(catalog.loadTableUncached(EVENTS));
+                    }
+                }
+                return false;
+            };
+        };
+        GuardSettings settings = new GuardSettings(
+                List.of("db.*"),
+                4,
+                1000,
+                16L << 20,
+                Duration.ZERO,
+                RebuildSettings.defaults().withReclaimGrace(Duration.ZERO).withMaxAttempts(1),
+                prune,
+                16,
+                false,
+                Duration.ofMinutes(1),
+                Duration.ofMinutes(3));
+        Guard guard = new Guard(settings, clock, ",test=" + System.nanoTime());
+        try {
+            long id = 0;
+            for (int i = 0; i < 4; i++) {
+                guardedAppend(guard, host, id++);
+            }
+            guard.awaitIdle(Duration.ofMinutes(1));
+            assertThat(attempts).hasValue(1);
+            assertThat(guard.metrics(EVENTS).getBusyStreak()).isEqualTo(1);
+            assertThat(guard.metrics(EVENTS).getBusyUntil()).isEqualTo("2026-12-01T00:01:00Z");
+            assertThat(guard.getErrors()).as("a busy table is no error").isZero();
 
-  @Test
-  void theGuardWorksOnItsOwnInstanceWhenTheHostClosesItsCatalogs() throws Exception {
-    Guard guard = new Guard(new GuardSettings(
-        List.of("db.*"), 4, 1000, 16L << 20, Duration.ZERO,
-        RebuildSettings.defaults().withReclaimGrace(Duration.ZERO), () -> Prune.NONE, 16, false,
-        Duration.ofMinutes(1), Duration.ofHours(1)), Clock.systemUTC(), ",test=" + System.nanoTime());
-    try {
-      Table table = catalog.createTable(EVENTS, TestTables.SIMPLE);
-      // as Flink does: a catalog opened, told to the guard, and closed at once
-      MapDbCatalog shortLived = TestTables.catalog(root);
-      guard.catalogOpened(shortLived);
-      shortLived.close();
-      // commits through a table whose catalog instance the host has closed meanwhile
-      MapDbCatalog loader = TestTables.catalog(root);
-      Table held = loader.loadTable(EVENTS);
-      loader.close();
-      for (int i = 0; i < 4; i++) {
+            // within the back-off, commits over the trigger start no rebuild
+            for (int i = 0; i < 3; i++) {
+                guardedAppend(guard, host, id++);
+            }
+            guard.awaitIdle(Duration.ofMinutes(1));
+            assertThat(attempts).hasValue(1);
+
+            // after it, the next commit tries again; busy again, the wait doubles, then is capped
+            clock.advance(Duration.ofSeconds(61));
+            guardedAppend(guard, host, id++);
+            guard.awaitIdle(Duration.ofMinutes(1));
+            assertThat(attempts).hasValue(2);
+            assertThat(guard.metrics(EVENTS).getBusyStreak()).isEqualTo(2);
+            assertThat(guard.metrics(EVENTS).getBusyUntil()).isEqualTo("2026-12-01T00:03:01Z");
+            clock.advance(Duration.ofMinutes(3));
+            guardedAppend(guard, host, id++);
+            guard.awaitIdle(Duration.ofMinutes(1));
+            assertThat(attempts).hasValue(3);
+            assertThat(guard.metrics(EVENTS).getBusyUntil()).isEqualTo("2026-12-01T00:07:01Z");
+
+            // once the table can be rebuilt, it is, and the streak ends
+            racing.set(false);
+            clock.advance(Duration.ofMinutes(3));
+            guardedAppend(guard, host, id++);
+            guard.awaitIdle(Duration.ofMinutes(1));
+            assertThat(attempts).hasValue(4);
+            assertThat(guard.metrics(EVENTS).getRebuilds()).isEqualTo(1);
+            assertThat(guard.metrics(EVENTS).getBusyStreak()).isZero();
+            assertThat(guard.metrics(EVENTS).getBusyUntil()).isEmpty();
+            assertThat(catalog.loadTableUncached(EVENTS).snapshots()).hasSize(1);
+            assertThat(guard.getErrors()).isZero();
+        } finally {
+            guard.close();
+        }
+    }
+
+    @Test
+    void backOffDoublesUpToItsCap() {
+        GuardSettings settings =
+                GuardSettings.defaults().withBusyBackoff(Duration.ofSeconds(30), Duration.ofMinutes(5));
+        assertThat(settings.busyWait(1)).isEqualTo(Duration.ofSeconds(30));
+        assertThat(settings.busyWait(2)).isEqualTo(Duration.ofMinutes(1));
+        assertThat(settings.busyWait(4)).isEqualTo(Duration.ofMinutes(4));
+        assertThat(settings.busyWait(5)).isEqualTo(Duration.ofMinutes(5));
+        assertThat(settings.busyWait(500)).isEqualTo(Duration.ofMinutes(5));
+        assertThatThrownBy(() -> GuardSettings.defaults().withBusyBackoff(Duration.ofMinutes(2), Duration.ofMinutes(1)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void theGuardWorksOnItsOwnInstanceWhenTheHostClosesItsCatalogs() throws Exception {
+        Guard guard = new Guard(
+                new GuardSettings(
+                        List.of("db.*"),
+                        4,
+                        1000,
+                        16L << 20,
+                        Duration.ZERO,
+                        RebuildSettings.defaults().withReclaimGrace(Duration.ZERO),
+                        () -> Prune.NONE,
+                        16,
+                        false,
+                        Duration.ofMinutes(1),
+                        Duration.ofHours(1)),
+                Clock.systemUTC(),
+                ",test=" + System.nanoTime());
+        try {
+            Table table = catalog.createTable(EVENTS, TestTables.SIMPLE);
+            // as Flink does: a catalog opened, told to the guard, and closed at once
+            MapDbCatalog shortLived = TestTables.catalog(root);
+            guard.catalogOpened(shortLived);
+            shortLived.close();
+            // commits through a table whose catalog instance the host has closed meanwhile
+            MapDbCatalog loader = TestTables.catalog(root);
+            Table held = loader.loadTable(EVENTS);
+            loader.close();
+            for (int i = 0; i < 4; i++) {
+                long wait = guard.beforeCommit(EVENTS);
+                TestTables.append(held, TestTables.simpleRows(i * 2L, 2));
+                TableMetadata committed =
+                        ((HasTableOperations) held).operations().current();
+                guard.afterCommit(
+                        (dev.floe.catalog.MapDbTableOperations) ((HasTableOperations) held).operations(),
+                        committed,
+                        true,
+                        wait);
+            }
+            guard.awaitIdle(Duration.ofMinutes(1));
+
+            assertThat(guard.getErrors()).as(guard.getLastError()).isZero();
+            assertThat(guard.metrics(EVENTS).getRebuilds()).isEqualTo(1);
+            List<Record> rows = TestTables.read(catalog.loadTableUncached(EVENTS));
+            assertThat(rows).hasSize(8);
+            assertThat(catalog.loadTableUncached(EVENTS).snapshots()).hasSize(1);
+            assertThat(catalog.isOpen())
+                    .as("floe's own instances leave the host's open")
+                    .isTrue();
+            assertThat(table).isNotNull();
+        } finally {
+            guard.close();
+        }
+    }
+
+    @Test
+    void workForAFileNoInstanceHoldsOpenWaitsQuietly() throws Exception {
+        Guard guard = new Guard(
+                new GuardSettings(
+                        List.of("db.*"),
+                        500,
+                        1000,
+                        16L << 20,
+                        Duration.ZERO,
+                        RebuildSettings.defaults(),
+                        () -> Prune.NONE,
+                        16,
+                        false,
+                        Duration.ofMinutes(1),
+                        Duration.ofHours(1)),
+                Clock.systemUTC(),
+                ",test=" + System.nanoTime());
+        try {
+            Path other = root.resolve("other");
+            MapDbCatalog alone = TestTables.catalog(other);
+            guard.catalogOpened(alone);
+            alone.close(); // before the guard's thread gets to recover it
+            guard.awaitIdle(Duration.ofMinutes(1));
+            assertThat(guard.getErrors()).as(guard.getLastError()).isZero();
+            assertThat(alone.openAnother())
+                    .as("floe never reopens a file the host closed")
+                    .isNull();
+        } finally {
+            guard.close();
+        }
+    }
+
+    private static void guardedAppend(Guard guard, Table table, long id) {
         long wait = guard.beforeCommit(EVENTS);
-        TestTables.append(held, TestTables.simpleRows(i * 2L, 2));
-        TableMetadata committed = ((HasTableOperations) held).operations().current();
-        guard.afterCommit((dev.floe.catalog.MapDbTableOperations) ((HasTableOperations) held).operations(), committed, true, wait);
-      }
-      guard.awaitIdle(Duration.ofMinutes(1));
-
-      assertThat(guard.getErrors()).as(guard.getLastError()).isZero();
-      assertThat(guard.metrics(EVENTS).getRebuilds()).isEqualTo(1);
-      List<Record> rows = TestTables.read(catalog.loadTableUncached(EVENTS));
-      assertThat(rows).hasSize(8);
-      assertThat(catalog.loadTableUncached(EVENTS).snapshots()).hasSize(1);
-      assertThat(catalog.isOpen()).as("floe's own instances leave the host's open").isTrue();
-      assertThat(table).isNotNull();
-    } finally {
-      guard.close();
-    }
-  }
-
-  @Test
-  void workForAFileNoInstanceHoldsOpenWaitsQuietly() throws Exception {
-    Guard guard = new Guard(new GuardSettings(
-        List.of("db.*"), 500, 1000, 16L << 20, Duration.ZERO,
-        RebuildSettings.defaults(), () -> Prune.NONE, 16, false,
-        Duration.ofMinutes(1), Duration.ofHours(1)), Clock.systemUTC(), ",test=" + System.nanoTime());
-    try {
-      Path other = root.resolve("other");
-      MapDbCatalog alone = TestTables.catalog(other);
-      guard.catalogOpened(alone);
-      alone.close(); // before the guard's thread gets to recover it
-      guard.awaitIdle(Duration.ofMinutes(1));
-      assertThat(guard.getErrors()).as(guard.getLastError()).isZero();
-      assertThat(alone.openAnother()).as("floe never reopens a file the host closed").isNull();
-    } finally {
-      guard.close();
-    }
-  }
-
-  private static void guardedAppend(Guard guard, Table table, long id) {
-    long wait = guard.beforeCommit(EVENTS);
-    boolean ok = false;
-    try {
-      TestTables.append(table, TestTables.simpleRows(id, 1));
-      ok = true;
-    } finally {
-      TableMetadata committed = ((HasTableOperations) table).operations().current();
-      guard.afterCommit((dev.floe.catalog.MapDbTableOperations) ((HasTableOperations) table).operations(), committed, ok, wait);
-    }
-  }
-
-  /** A clock the test moves. */
-  static final class MutableClock extends Clock {
-    private volatile Instant now;
-
-    MutableClock(Instant start) {
-      this.now = start;
+        boolean ok = false;
+        try {
+            TestTables.append(table, TestTables.simpleRows(id, 1));
+            ok = true;
+        } finally {
+            TableMetadata committed = ((HasTableOperations) table).operations().current();
+            guard.afterCommit(
+                    (dev.floe.catalog.MapDbTableOperations) ((HasTableOperations) table).operations(),
+                    committed,
+                    ok,
+                    wait);
+        }
     }
 
-    void advance(Duration by) {
-      now = now.plus(by);
-    }
+    /** A clock the test moves. */
+    static final class MutableClock extends Clock {
+        private volatile Instant now;
 
-    @Override
-    public Instant instant() {
-      return now;
-    }
+        MutableClock(Instant start) {
+            this.now = start;
+        }
 
-    @Override
-    public java.time.ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
+        void advance(Duration by) {
+            now = now.plus(by);
+        }
 
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
+        @Override
+        public Instant instant() {
+            return now;
+        }
+
+        @Override
+        public java.time.ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
     }
-  }
 }

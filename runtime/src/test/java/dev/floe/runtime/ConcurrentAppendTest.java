@@ -21,80 +21,84 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** A writer appending without pause while rebuilds run: every row lands exactly once. */
 class ConcurrentAppendTest {
-  static final TableIdentifier EVENTS = TableIdentifier.of("db", "events");
+    static final TableIdentifier EVENTS = TableIdentifier.of("db", "events");
 
-  @TempDir Path root;
+    @TempDir
+    Path root;
 
-  @Test
-  void everyAppendedRowIsPresentExactlyOnce() throws Exception {
-    try (MapDbCatalog catalog = TestTables.catalog(root)) {
-      catalog.createNamespace(Namespace.of("db"));
-      catalog.createTable(EVENTS, TestTables.SIMPLE);
-      WriterGate gate = new WriterGate();
-      HandleRegistry handles = new HandleRegistry(16);
-      Table writerHandle = catalog.loadTable(EVENTS);
-      handles.track(EVENTS, writerHandle);
-      java.util.concurrent.atomic.AtomicInteger committed = new java.util.concurrent.atomic.AtomicInteger();
-      // once the rows are written, the rebuild waits for one more host commit: every rebuild then
-      // has an append that landed while it ran, which it must carry
-      CompactionProbe awaitACommit = (step, id) -> {
-        if (step == CompactionStep.ROWS_WRITTEN) {
-          int seen = committed.get();
-          while (committed.get() == seen) {
-            Thread.onSpinWait();
-          }
-        }
-      };
-      Compactor compactor =
-          new Compactor(
-              RebuildSettings.defaults().withReclaimGrace(Duration.ZERO),
-              gate,
-              handles,
-              awaitACommit,
-              Clock.systemUTC());
+    @Test
+    void everyAppendedRowIsPresentExactlyOnce() throws Exception {
+        try (MapDbCatalog catalog = TestTables.catalog(root)) {
+            catalog.createNamespace(Namespace.of("db"));
+            catalog.createTable(EVENTS, TestTables.SIMPLE);
+            WriterGate gate = new WriterGate();
+            HandleRegistry handles = new HandleRegistry(16);
+            Table writerHandle = catalog.loadTable(EVENTS);
+            handles.track(EVENTS, writerHandle);
+            java.util.concurrent.atomic.AtomicInteger committed = new java.util.concurrent.atomic.AtomicInteger();
+            // once the rows are written, the rebuild waits for one more host commit: every rebuild then
+            // has an append that landed while it ran, which it must carry
+            CompactionProbe awaitACommit = (step, id) -> {
+                if (step == CompactionStep.ROWS_WRITTEN) {
+                    int seen = committed.get();
+                    while (committed.get() == seen) {
+                        Thread.onSpinWait();
+                    }
+                }
+            };
+            Compactor compactor = new Compactor(
+                    RebuildSettings.defaults().withReclaimGrace(Duration.ZERO),
+                    gate,
+                    handles,
+                    awaitACommit,
+                    Clock.systemUTC());
 
-      AtomicLong nextId = new AtomicLong();
-      AtomicBoolean stop = new AtomicBoolean();
-      int rowsPerCommit = 3;
-      CompletableFuture<Integer> writer =
-          CompletableFuture.supplyAsync(
-              () -> {
+            AtomicLong nextId = new AtomicLong();
+            AtomicBoolean stop = new AtomicBoolean();
+            int rowsPerCommit = 3;
+            CompletableFuture<Integer> writer = CompletableFuture.supplyAsync(() -> {
                 int commits = 0;
                 while (!stop.get() || commits < 60) {
-                  long first = nextId.getAndAdd(rowsPerCommit);
-                  gate.enter(EVENTS);
-                  try {
-                    TestTables.append(writerHandle, TestTables.simpleRows(first, rowsPerCommit));
-                  } finally {
-                    gate.exit(EVENTS);
-                  }
-                  commits += 1;
-                  committed.incrementAndGet();
+                    long first = nextId.getAndAdd(rowsPerCommit);
+                    gate.enter(EVENTS);
+                    try {
+                        TestTables.append(writerHandle, TestTables.simpleRows(first, rowsPerCommit));
+                    } finally {
+                        gate.exit(EVENTS);
+                    }
+                    commits += 1;
+                    committed.incrementAndGet();
                 }
                 return commits;
-              });
+            });
 
-      List<CompactReport> reports = new java.util.ArrayList<>();
-      while (reports.size() < 4) {
-        // a few host commits between rebuilds, counted, not timed
-        int before = committed.get();
-        while (committed.get() < before + 5) {
-          Thread.onSpinWait();
+            List<CompactReport> reports = new java.util.ArrayList<>();
+            while (reports.size() < 4) {
+                // a few host commits between rebuilds, counted, not timed
+                int before = committed.get();
+                while (committed.get() < before + 5) {
+                    Thread.onSpinWait();
+                }
+                reports.add(compactor.compactTable(catalog, EVENTS, Prune.NONE));
+                new Reclaimer(catalog).runDue(java.time.Instant.now());
+            }
+            stop.set(true);
+            int commits = writer.get(2, TimeUnit.MINUTES);
+
+            Table fresh = catalog.loadTableUncached(EVENTS);
+            List<Long> ids = TestTables.read(fresh).stream()
+                    .map(r -> (Long) r.getField("id"))
+                    .sorted()
+                    .collect(Collectors.toList());
+            assertThat(commits).isGreaterThanOrEqualTo(60);
+            assertThat(reports)
+                    .allSatisfy(report -> assertThat(report.carriedFiles()).isPositive());
+            assertThat(ids).hasSize(commits * rowsPerCommit);
+            assertThat(ids)
+                    .isEqualTo(LongStream.range(0, (long) commits * rowsPerCommit)
+                            .boxed()
+                            .collect(Collectors.toList()));
+            assertThat(fresh.snapshots().iterator().next().summary()).containsKey("floe.rebuild-of-snapshot");
         }
-        reports.add(compactor.compactTable(catalog, EVENTS, Prune.NONE));
-        new Reclaimer(catalog).runDue(java.time.Instant.now());
-      }
-      stop.set(true);
-      int commits = writer.get(2, TimeUnit.MINUTES);
-
-      Table fresh = catalog.loadTableUncached(EVENTS);
-      List<Long> ids =
-          TestTables.read(fresh).stream().map(r -> (Long) r.getField("id")).sorted().collect(Collectors.toList());
-      assertThat(commits).isGreaterThanOrEqualTo(60);
-      assertThat(reports).allSatisfy(report -> assertThat(report.carriedFiles()).isPositive());
-      assertThat(ids).hasSize(commits * rowsPerCommit);
-      assertThat(ids).isEqualTo(LongStream.range(0, (long) commits * rowsPerCommit).boxed().collect(Collectors.toList()));
-      assertThat(fresh.snapshots().iterator().next().summary()).containsKey("floe.rebuild-of-snapshot");
     }
-  }
 }

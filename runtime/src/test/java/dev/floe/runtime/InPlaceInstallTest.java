@@ -39,146 +39,164 @@ import org.junit.jupiter.api.io.TempDir;
  * version replaces every snapshot with one through the catalog's own compare-and-swap.
  */
 class InPlaceInstallTest {
-  static final TableIdentifier EVENTS = TableIdentifier.of("db", "events");
+    static final TableIdentifier EVENTS = TableIdentifier.of("db", "events");
 
-  @TempDir Path root;
-  /** floe's durable state for the rebuild journal (the state file other catalogs get). */
-  MapDbCatalog state;
+    @TempDir
+    Path root;
+    /** floe's durable state for the rebuild journal (the state file other catalogs get). */
+    MapDbCatalog state;
 
-  @BeforeEach
-  void openState() {
-    state = TestTables.catalog(root.resolve("floe-state"));
-  }
-
-  @AfterEach
-  void closeState() throws IOException {
-    state.close();
-  }
-
-  /** A JdbcCatalog named {@code name} on the one SQLite file (JDBC catalogs key their tables by name). */
-  private JdbcCatalog jdbc(String name) {
-    JdbcCatalog catalog = new JdbcCatalog();
-    catalog.setConf(new Configuration());
-    Map<String, String> properties = new HashMap<>();
-    properties.put(CatalogProperties.URI, "jdbc:sqlite:" + root.resolve("catalog.sqlite"));
-    properties.put(CatalogProperties.WAREHOUSE_LOCATION, root.resolve("warehouse").toString());
-    properties.put("jdbc.schema-version", "V1");
-    catalog.initialize(name, properties);
-    return catalog;
-  }
-
-  private HadoopCatalog hadoop() {
-    HadoopCatalog catalog = new HadoopCatalog();
-    catalog.setConf(new Configuration());
-    catalog.initialize("hadoop", Map.of(CatalogProperties.WAREHOUSE_LOCATION, root.resolve("hadoop").toString()));
-    return catalog;
-  }
-
-  /** A table of many small appends, as an ingest leaves it. */
-  private static Table manySmallAppends(Catalog catalog, int appends) {
-    ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
-    Table table = catalog.createTable(EVENTS, TestTables.SIMPLE);
-    for (int i = 0; i < appends; i++) {
-      TestTables.append(table, TestTables.simpleRows(i * 10L, 10));
+    @BeforeEach
+    void openState() {
+        state = TestTables.catalog(root.resolve("floe-state"));
     }
-    return table;
-  }
 
-  /** Streams the table's rows into rebuilt files and stages the rebuilt version over {@code base}. */
-  private TableMetadata stageRebuild(Table live, TableMetadata base) {
-    RebuildSettings settings = RebuildSettings.defaults();
-    RebuildJournal journal = new RebuildJournal(new MapDbRebuildCatalog(state).state(), EVENTS, ScratchTable.nameFor(EVENTS));
-    journal.begin();
-    RollingParquetWriter.Result written;
-    try (CloseableIterable<Record> rows = IcebergGenerics.read(live).useSnapshot(base.currentSnapshot().snapshotId()).build()) {
-      written = new RollingParquetWriter(live, settings, journal::fileStarted).write(rows, Prune.NONE);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    @AfterEach
+    void closeState() throws IOException {
+        state.close();
     }
-    ManifestFile prewritten = PrewrittenManifest.write(live, written.files(), journal);
-    return InPlaceInstall.stage(
-        ops(live), base, RebuiltTableProperties.of(settings, base.properties()), written.files(), prewritten, List.of(),
-        base.currentSnapshot().snapshotId(), settings.writerMarkers(), journal);
-  }
 
-  private static TableOperations ops(Table table) {
-    return ((HasTableOperations) table).operations();
-  }
-
-  @Test
-  void aJdbcTableIsRebuiltInPlaceIntoOneSnapshotWithEveryRow() throws Exception {
-    try (JdbcCatalog catalog = jdbc("ingest")) {
-      Table live = manySmallAppends(catalog, 12);
-      TableMetadata base = ops(live).refresh();
-      List<String> before = TestTables.fingerprints(live);
-      String uuid = base.uuid();
-
-      InPlaceInstall.commit(ops(live), base, stageRebuild(live, base));
-
-      // read back through another catalog instance on the same database file
-      try (JdbcCatalog reader = jdbc("ingest")) {
-        Table rebuilt = reader.loadTable(EVENTS);
-        TableMetadata metadata = ops(rebuilt).current();
-        assertThat(rebuilt.snapshots()).hasSize(1);
-        assertThat(rebuilt.currentSnapshot().parentId()).isNull();
-        assertThat(metadata.uuid()).isEqualTo(uuid);
-        assertThat(metadata.schema().sameSchema(base.schema())).isTrue();
-        assertThat(metadata.location()).isEqualTo(base.location());
-        assertThat(metadata.spec()).isEqualTo(base.spec());
-        assertThat(rebuilt.properties()).containsEntry("write.parquet.compression-codec", "zstd");
-        assertThat(TestTables.fingerprints(rebuilt)).isEqualTo(before);
-        assertThat(rebuilt.currentSnapshot().summary())
-            .containsEntry("total-records", "120")
-            .containsEntry("total-data-files", "1")
-            .containsKey(RebuiltSnapshotCommit.REBUILD_OF);
-        assertThat(metadata.previousFiles()).isNotEmpty(); // the history of metadata files, for reclaim
-      }
-      // the host's handle goes on committing onto the rebuilt table
-      live.refresh();
-      TestTables.append(live, TestTables.simpleRows(1000, 3));
-      assertThat(TestTables.read(live)).hasSize(123);
-      assertThat(live.snapshots()).hasSize(2);
+    /** A JdbcCatalog named {@code name} on the one SQLite file (JDBC catalogs key their tables by name). */
+    private JdbcCatalog jdbc(String name) {
+        JdbcCatalog catalog = new JdbcCatalog();
+        catalog.setConf(new Configuration());
+        Map<String, String> properties = new HashMap<>();
+        properties.put(CatalogProperties.URI, "jdbc:sqlite:" + root.resolve("catalog.sqlite"));
+        properties.put(
+                CatalogProperties.WAREHOUSE_LOCATION, root.resolve("warehouse").toString());
+        properties.put("jdbc.schema-version", "V1");
+        catalog.initialize(name, properties);
+        return catalog;
     }
-  }
 
-  @Test
-  void aCommitFromElsewhereThatLandsFirstMakesTheInstallFailAndIsKept() throws Exception {
-    try (JdbcCatalog catalog = jdbc("ingest")) {
-      Table live = manySmallAppends(catalog, 6);
-      TableMetadata base = ops(live).refresh();
-      TableMetadata rebuilt = stageRebuild(live, base);
-
-      // another process's writer commits to the same table through its own catalog
-      try (JdbcCatalog other = jdbc("ingest")) {
-        TestTables.append(other.loadTable(EVENTS), TestTables.simpleRows(500, 4));
-      }
-
-      assertThatThrownBy(() -> InPlaceInstall.commit(ops(live), base, rebuilt)).isInstanceOf(CommitFailedException.class);
-      try (JdbcCatalog reader = jdbc("ingest")) {
-        Table table = reader.loadTable(EVENTS);
-        assertThat(table.snapshots()).hasSize(7);
-        assertThat(TestTables.read(table)).hasSize(64);
-      }
+    private HadoopCatalog hadoop() {
+        HadoopCatalog catalog = new HadoopCatalog();
+        catalog.setConf(new Configuration());
+        catalog.initialize(
+                "hadoop",
+                Map.of(
+                        CatalogProperties.WAREHOUSE_LOCATION,
+                        root.resolve("hadoop").toString()));
+        return catalog;
     }
-  }
 
-  @Test
-  void aHadoopTableIsRebuiltInPlaceToo() throws Exception {
-    try (HadoopCatalog catalog = hadoop()) {
-      Table live = manySmallAppends(catalog, 8);
-      TableMetadata base = ops(live).refresh();
-      List<String> before = TestTables.fingerprints(live);
-
-      InPlaceInstall.commit(ops(live), base, stageRebuild(live, base));
-
-      Table rebuilt = hadoop().loadTable(EVENTS);
-      assertThat(rebuilt.snapshots()).hasSize(1);
-      assertThat(ops(rebuilt).current().uuid()).isEqualTo(base.uuid());
-      assertThat(TestTables.fingerprints(rebuilt)).isEqualTo(before);
-      // the old data files are still on disk: they are reclaimed by reference, later
-      try (var files = Files.walk(root.resolve("hadoop"))) {
-        assertThat(files.filter(f -> f.toString().endsWith(".parquet")).count()).isEqualTo(9);
-      }
+    /** A table of many small appends, as an ingest leaves it. */
+    private static Table manySmallAppends(Catalog catalog, int appends) {
+        ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
+        Table table = catalog.createTable(EVENTS, TestTables.SIMPLE);
+        for (int i = 0; i < appends; i++) {
+            TestTables.append(table, TestTables.simpleRows(i * 10L, 10));
+        }
+        return table;
     }
-  }
+
+    /** Streams the table's rows into rebuilt files and stages the rebuilt version over {@code base}. */
+    private TableMetadata stageRebuild(Table live, TableMetadata base) {
+        RebuildSettings settings = RebuildSettings.defaults();
+        RebuildJournal journal =
+                new RebuildJournal(new MapDbRebuildCatalog(state).state(), EVENTS, ScratchTable.nameFor(EVENTS));
+        journal.begin();
+        RollingParquetWriter.Result written;
+        try (CloseableIterable<Record> rows = IcebergGenerics.read(live)
+                .useSnapshot(base.currentSnapshot().snapshotId())
+                .build()) {
+            written = new RollingParquetWriter(live, settings, journal::fileStarted).write(rows, Prune.NONE);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        ManifestFile prewritten = PrewrittenManifest.write(live, written.files(), journal);
+        return InPlaceInstall.stage(
+                ops(live),
+                base,
+                RebuiltTableProperties.of(settings, base.properties()),
+                written.files(),
+                prewritten,
+                List.of(),
+                base.currentSnapshot().snapshotId(),
+                settings.writerMarkers(),
+                journal);
+    }
+
+    private static TableOperations ops(Table table) {
+        return ((HasTableOperations) table).operations();
+    }
+
+    @Test
+    void aJdbcTableIsRebuiltInPlaceIntoOneSnapshotWithEveryRow() throws Exception {
+        try (JdbcCatalog catalog = jdbc("ingest")) {
+            Table live = manySmallAppends(catalog, 12);
+            TableMetadata base = ops(live).refresh();
+            List<String> before = TestTables.fingerprints(live);
+            String uuid = base.uuid();
+
+            InPlaceInstall.commit(ops(live), base, stageRebuild(live, base));
+
+            // read back through another catalog instance on the same database file
+            try (JdbcCatalog reader = jdbc("ingest")) {
+                Table rebuilt = reader.loadTable(EVENTS);
+                TableMetadata metadata = ops(rebuilt).current();
+                assertThat(rebuilt.snapshots()).hasSize(1);
+                assertThat(rebuilt.currentSnapshot().parentId()).isNull();
+                assertThat(metadata.uuid()).isEqualTo(uuid);
+                assertThat(metadata.schema().sameSchema(base.schema())).isTrue();
+                assertThat(metadata.location()).isEqualTo(base.location());
+                assertThat(metadata.spec()).isEqualTo(base.spec());
+                assertThat(rebuilt.properties()).containsEntry("write.parquet.compression-codec", "zstd");
+                assertThat(TestTables.fingerprints(rebuilt)).isEqualTo(before);
+                assertThat(rebuilt.currentSnapshot().summary())
+                        .containsEntry("total-records", "120")
+                        .containsEntry("total-data-files", "1")
+                        .containsKey(RebuiltSnapshotCommit.REBUILD_OF);
+                assertThat(metadata.previousFiles()).isNotEmpty(); // the history of metadata files, for reclaim
+            }
+            // the host's handle goes on committing onto the rebuilt table
+            live.refresh();
+            TestTables.append(live, TestTables.simpleRows(1000, 3));
+            assertThat(TestTables.read(live)).hasSize(123);
+            assertThat(live.snapshots()).hasSize(2);
+        }
+    }
+
+    @Test
+    void aCommitFromElsewhereThatLandsFirstMakesTheInstallFailAndIsKept() throws Exception {
+        try (JdbcCatalog catalog = jdbc("ingest")) {
+            Table live = manySmallAppends(catalog, 6);
+            TableMetadata base = ops(live).refresh();
+            TableMetadata rebuilt = stageRebuild(live, base);
+
+            // another process's writer commits to the same table through its own catalog
+            try (JdbcCatalog other = jdbc("ingest")) {
+                TestTables.append(other.loadTable(EVENTS), TestTables.simpleRows(500, 4));
+            }
+
+            assertThatThrownBy(() -> InPlaceInstall.commit(ops(live), base, rebuilt))
+                    .isInstanceOf(CommitFailedException.class);
+            try (JdbcCatalog reader = jdbc("ingest")) {
+                Table table = reader.loadTable(EVENTS);
+                assertThat(table.snapshots()).hasSize(7);
+                assertThat(TestTables.read(table)).hasSize(64);
+            }
+        }
+    }
+
+    @Test
+    void aHadoopTableIsRebuiltInPlaceToo() throws Exception {
+        try (HadoopCatalog catalog = hadoop()) {
+            Table live = manySmallAppends(catalog, 8);
+            TableMetadata base = ops(live).refresh();
+            List<String> before = TestTables.fingerprints(live);
+
+            InPlaceInstall.commit(ops(live), base, stageRebuild(live, base));
+
+            Table rebuilt = hadoop().loadTable(EVENTS);
+            assertThat(rebuilt.snapshots()).hasSize(1);
+            assertThat(ops(rebuilt).current().uuid()).isEqualTo(base.uuid());
+            assertThat(TestTables.fingerprints(rebuilt)).isEqualTo(before);
+            // the old data files are still on disk: they are reclaimed by reference, later
+            try (var files = Files.walk(root.resolve("hadoop"))) {
+                assertThat(files.filter(f -> f.toString().endsWith(".parquet")).count())
+                        .isEqualTo(9);
+            }
+        }
+    }
 }

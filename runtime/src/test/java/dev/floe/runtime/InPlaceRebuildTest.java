@@ -35,134 +35,152 @@ import org.junit.jupiter.api.io.TempDir;
  * a crashed rebuild's files are discarded only where the live table does not reference them.
  */
 class InPlaceRebuildTest {
-  static final TableIdentifier EVENTS = TableIdentifier.of("db", "events");
+    static final TableIdentifier EVENTS = TableIdentifier.of("db", "events");
 
-  @TempDir Path root;
-  MapDbCatalog stateFile;
-  JdbcCatalog jdbc;
-  IcebergRebuildCatalog catalog;
-  RebuildSettings settings = RebuildSettings.defaults().withReclaimGrace(Duration.ZERO);
+    @TempDir
+    Path root;
 
-  @BeforeEach
-  void open() {
-    stateFile = TestTables.catalog(root.resolve("floe-state"));
-    jdbc = jdbc();
-    jdbc.createNamespace(Namespace.of("db"));
-    catalog = new IcebergRebuildCatalog(jdbc, new MapDbRebuildCatalog(stateFile).state());
-  }
+    MapDbCatalog stateFile;
+    JdbcCatalog jdbc;
+    IcebergRebuildCatalog catalog;
+    RebuildSettings settings = RebuildSettings.defaults().withReclaimGrace(Duration.ZERO);
 
-  @AfterEach
-  void close() throws IOException {
-    jdbc.close();
-    stateFile.close();
-  }
-
-  /** Another instance on the same SQLite file, as another process would have. */
-  private JdbcCatalog jdbc() {
-    JdbcCatalog instance = new JdbcCatalog();
-    instance.setConf(new Configuration());
-    Map<String, String> properties = new HashMap<>();
-    properties.put(CatalogProperties.URI, "jdbc:sqlite:" + root.resolve("catalog.sqlite"));
-    properties.put(CatalogProperties.WAREHOUSE_LOCATION, root.resolve("warehouse").toString());
-    properties.put("jdbc.schema-version", "V1");
-    instance.initialize("ingest", properties);
-    return instance;
-  }
-
-  private Table tinyAppends(int appends, int rows) {
-    Table table = jdbc.createTable(EVENTS, TestTables.SIMPLE);
-    for (int i = 0; i < appends; i++) {
-      TestTables.append(table, TestTables.simpleRows((long) i * rows, rows));
+    @BeforeEach
+    void open() {
+        stateFile = TestTables.catalog(root.resolve("floe-state"));
+        jdbc = jdbc();
+        jdbc.createNamespace(Namespace.of("db"));
+        catalog = new IcebergRebuildCatalog(jdbc, new MapDbRebuildCatalog(stateFile).state());
     }
-    return table;
-  }
 
-  private Set<String> dataFilesOnDisk() throws IOException {
-    try (Stream<Path> files = Files.walk(root.resolve("warehouse"))) {
-      return files.map(Path::toString).filter(f -> f.endsWith(".parquet")).collect(Collectors.toSet());
+    @AfterEach
+    void close() throws IOException {
+        jdbc.close();
+        stateFile.close();
     }
-  }
 
-  @Test
-  void appendsOnBothSidesOfTheGateAreCarriedAndRetiredFilesReclaimedByReference() throws Exception {
-    tinyAppends(10, 5);
-    Table host = jdbc.loadTable(EVENTS);
-    CompactionProbe appendEarlyAndLate = (step, id) -> {
-      if (step == CompactionStep.ROWS_WRITTEN) {
-        TestTables.append(host, TestTables.simpleRows(500, 7));
-      }
-      if (step == CompactionStep.MANIFEST_WRITTEN) {
-        TestTables.append(host, TestTables.simpleRows(600, 4));
-      }
-    };
-
-    CompactReport report = new Compactor(settings, new WriterGate(), new HandleRegistry(0), appendEarlyAndLate,
-        Clock.systemUTC()).compactTable(catalog, EVENTS, Prune.NONE);
-
-    assertThat(report.carriedFiles()).isEqualTo(2);
-    try (JdbcCatalog reader = jdbc()) {
-      Table rebuilt = reader.loadTable(EVENTS);
-      assertThat(rebuilt.snapshots()).hasSize(1);
-      List<Record> expected = new java.util.ArrayList<>(TestTables.simpleRows(0, 50));
-      expected.addAll(TestTables.simpleRows(500, 7));
-      expected.addAll(TestTables.simpleRows(600, 4));
-      assertThat(TestTables.fingerprints(rebuilt)).isEqualTo(TestTables.fingerprints(expected, rebuilt.schema()));
-      assertThat(stateFile.durableEntries(RebuildJournal.SECTION)).as("the journal is cleared").isEmpty();
-      assertThat(stateFile.durableEntries(ReclaimJob.SECTION)).hasSize(1);
-
-      Reclaimer.Result reclaimed = new Reclaimer(catalog).runDue(Instant.now());
-
-      assertThat(reclaimed.jobs()).isEqualTo(1);
-      Set<String> live = TestTables.localPaths(
-          ReachableFiles.of(((HasTableOperations) rebuilt).operations().refresh(), rebuilt.io()));
-      assertThat(dataFilesOnDisk()).isEqualTo(live.stream().filter(f -> f.endsWith(".parquet")).collect(Collectors.toSet()));
-      assertThat(dataFilesOnDisk()).hasSize(3); // the rebuilt file and the two carried ones
-      assertThat(TestTables.fingerprints(reader.loadTable(EVENTS))).isEqualTo(TestTables.fingerprints(expected, rebuilt.schema()));
+    /** Another instance on the same SQLite file, as another process would have. */
+    private JdbcCatalog jdbc() {
+        JdbcCatalog instance = new JdbcCatalog();
+        instance.setConf(new Configuration());
+        Map<String, String> properties = new HashMap<>();
+        properties.put(CatalogProperties.URI, "jdbc:sqlite:" + root.resolve("catalog.sqlite"));
+        properties.put(
+                CatalogProperties.WAREHOUSE_LOCATION, root.resolve("warehouse").toString());
+        properties.put("jdbc.schema-version", "V1");
+        instance.initialize("ingest", properties);
+        return instance;
     }
-  }
 
-  @Test
-  void aCommitFromAnotherProcessBeforeTheInstallStartsTheAttemptAgainAndIsKept() {
-    tinyAppends(6, 5);
-    int[] raced = {0};
-    CompactionProbe otherProcessCommitsUnderTheGate = (step, id) -> {
-      // the gate covers this process only: another catalog instance commits while it is held
-      if (step == CompactionStep.SCRATCH_COMMITTED && raced[0]++ == 0) {
-        JdbcCatalog other = jdbc();
-        TestTables.append(other.loadTable(EVENTS), TestTables.simpleRows(900, 3));
-        other.close();
-      }
-    };
+    private Table tinyAppends(int appends, int rows) {
+        Table table = jdbc.createTable(EVENTS, TestTables.SIMPLE);
+        for (int i = 0; i < appends; i++) {
+            TestTables.append(table, TestTables.simpleRows((long) i * rows, rows));
+        }
+        return table;
+    }
 
-    CompactReport report = new Compactor(settings, new WriterGate(), new HandleRegistry(0), otherProcessCommitsUnderTheGate,
-        Clock.systemUTC()).compactTable(catalog, EVENTS, Prune.NONE);
+    private Set<String> dataFilesOnDisk() throws IOException {
+        try (Stream<Path> files = Files.walk(root.resolve("warehouse"))) {
+            return files.map(Path::toString).filter(f -> f.endsWith(".parquet")).collect(Collectors.toSet());
+        }
+    }
 
-    assertThat(report.attempts()).isEqualTo(2);
-    Table rebuilt = jdbc.loadTable(EVENTS);
-    assertThat(rebuilt.snapshots()).hasSize(1);
-    List<Long> ids = TestTables.read(rebuilt).stream().map(r -> (Long) r.getField("id")).sorted().collect(Collectors.toList());
-    assertThat(ids).hasSize(33).doesNotHaveDuplicates().contains(900L, 901L, 902L);
-    assertThat(stateFile.durableEntries(ReclaimJob.SECTION)).as("the refused attempt's job is gone").hasSize(1);
-  }
+    @Test
+    void appendsOnBothSidesOfTheGateAreCarriedAndRetiredFilesReclaimedByReference() throws Exception {
+        tinyAppends(10, 5);
+        Table host = jdbc.loadTable(EVENTS);
+        CompactionProbe appendEarlyAndLate = (step, id) -> {
+            if (step == CompactionStep.ROWS_WRITTEN) {
+                TestTables.append(host, TestTables.simpleRows(500, 7));
+            }
+            if (step == CompactionStep.MANIFEST_WRITTEN) {
+                TestTables.append(host, TestTables.simpleRows(600, 4));
+            }
+        };
 
-  @Test
-  void recoveryDeletesOnlyTheCrashedRebuildsFilesTheLiveTableDoesNotReference() throws Exception {
-    Table table = tinyAppends(3, 2);
-    // a crashed rebuild: its journal lists a file it wrote and one the live table took in since
-    RebuildJournal journal = new RebuildJournal(catalog.state(), EVENTS, ScratchTable.nameFor(EVENTS));
-    journal.begin();
-    org.apache.iceberg.DataFile orphan = TestTables.writeFile(table, TestTables.simpleRows(100, 2));
-    org.apache.iceberg.DataFile adopted = TestTables.writeFile(table, TestTables.simpleRows(200, 2));
-    journal.fileStarted(orphan.location());
-    journal.fileStarted(adopted.location());
-    table.newFastAppend().appendFile(adopted).commit();
+        CompactReport report = new Compactor(
+                        settings, new WriterGate(), new HandleRegistry(0), appendEarlyAndLate, Clock.systemUTC())
+                .compactTable(catalog, EVENTS, Prune.NONE);
 
-    Recovery.Result result = Recovery.run(catalog, Instant.now());
+        assertThat(report.carriedFiles()).isEqualTo(2);
+        try (JdbcCatalog reader = jdbc()) {
+            Table rebuilt = reader.loadTable(EVENTS);
+            assertThat(rebuilt.snapshots()).hasSize(1);
+            List<Record> expected = new java.util.ArrayList<>(TestTables.simpleRows(0, 50));
+            expected.addAll(TestTables.simpleRows(500, 7));
+            expected.addAll(TestTables.simpleRows(600, 4));
+            assertThat(TestTables.fingerprints(rebuilt)).isEqualTo(TestTables.fingerprints(expected, rebuilt.schema()));
+            assertThat(stateFile.durableEntries(RebuildJournal.SECTION))
+                    .as("the journal is cleared")
+                    .isEmpty();
+            assertThat(stateFile.durableEntries(ReclaimJob.SECTION)).hasSize(1);
 
-    assertThat(result.scratchTablesDiscarded()).hasSize(1);
-    assertThat(Files.exists(Path.of(orphan.location()))).isFalse();
-    assertThat(Files.exists(Path.of(adopted.location()))).isTrue();
-    assertThat(stateFile.durableEntries(RebuildJournal.SECTION)).isEmpty();
-    assertThat(TestTables.read(jdbc.loadTable(EVENTS))).hasSize(8);
-  }
+            Reclaimer.Result reclaimed = new Reclaimer(catalog).runDue(Instant.now());
+
+            assertThat(reclaimed.jobs()).isEqualTo(1);
+            Set<String> live = TestTables.localPaths(ReachableFiles.of(
+                    ((HasTableOperations) rebuilt).operations().refresh(), rebuilt.io()));
+            assertThat(dataFilesOnDisk())
+                    .isEqualTo(live.stream().filter(f -> f.endsWith(".parquet")).collect(Collectors.toSet()));
+            assertThat(dataFilesOnDisk()).hasSize(3); // the rebuilt file and the two carried ones
+            assertThat(TestTables.fingerprints(reader.loadTable(EVENTS)))
+                    .isEqualTo(TestTables.fingerprints(expected, rebuilt.schema()));
+        }
+    }
+
+    @Test
+    void aCommitFromAnotherProcessBeforeTheInstallStartsTheAttemptAgainAndIsKept() {
+        tinyAppends(6, 5);
+        int[] raced = {0};
+        CompactionProbe otherProcessCommitsUnderTheGate = (step, id) -> {
+            // the gate covers this process only: another catalog instance commits while it is held
+            if (step == CompactionStep.SCRATCH_COMMITTED && raced[0]++ == 0) {
+                JdbcCatalog other = jdbc();
+                TestTables.append(other.loadTable(EVENTS), TestTables.simpleRows(900, 3));
+                other.close();
+            }
+        };
+
+        CompactReport report = new Compactor(
+                        settings,
+                        new WriterGate(),
+                        new HandleRegistry(0),
+                        otherProcessCommitsUnderTheGate,
+                        Clock.systemUTC())
+                .compactTable(catalog, EVENTS, Prune.NONE);
+
+        assertThat(report.attempts()).isEqualTo(2);
+        Table rebuilt = jdbc.loadTable(EVENTS);
+        assertThat(rebuilt.snapshots()).hasSize(1);
+        List<Long> ids = TestTables.read(rebuilt).stream()
+                .map(r -> (Long) r.getField("id"))
+                .sorted()
+                .collect(Collectors.toList());
+        assertThat(ids).hasSize(33).doesNotHaveDuplicates().contains(900L, 901L, 902L);
+        assertThat(stateFile.durableEntries(ReclaimJob.SECTION))
+                .as("the refused attempt's job is gone")
+                .hasSize(1);
+    }
+
+    @Test
+    void recoveryDeletesOnlyTheCrashedRebuildsFilesTheLiveTableDoesNotReference() throws Exception {
+        Table table = tinyAppends(3, 2);
+        // a crashed rebuild: its journal lists a file it wrote and one the live table took in since
+        RebuildJournal journal = new RebuildJournal(catalog.state(), EVENTS, ScratchTable.nameFor(EVENTS));
+        journal.begin();
+        org.apache.iceberg.DataFile orphan = TestTables.writeFile(table, TestTables.simpleRows(100, 2));
+        org.apache.iceberg.DataFile adopted = TestTables.writeFile(table, TestTables.simpleRows(200, 2));
+        journal.fileStarted(orphan.location());
+        journal.fileStarted(adopted.location());
+        table.newFastAppend().appendFile(adopted).commit();
+
+        Recovery.Result result = Recovery.run(catalog, Instant.now());
+
+        assertThat(result.scratchTablesDiscarded()).hasSize(1);
+        assertThat(Files.exists(Path.of(orphan.location()))).isFalse();
+        assertThat(Files.exists(Path.of(adopted.location()))).isTrue();
+        assertThat(stateFile.durableEntries(RebuildJournal.SECTION)).isEmpty();
+        assertThat(TestTables.read(jdbc.loadTable(EVENTS))).hasSize(8);
+    }
 }

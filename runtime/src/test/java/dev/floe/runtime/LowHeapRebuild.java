@@ -7,34 +7,33 @@ import org.apache.iceberg.catalog.TableIdentifier;
 
 /** Child-JVM entry point: rebuilds one table and prints its report and the peak heap. */
 public final class LowHeapRebuild {
-  private LowHeapRebuild() {}
+    private LowHeapRebuild() {}
 
-  public static void main(String[] args) throws Exception {
-    Path root = Path.of(args[0]);
-    TableIdentifier table = TableIdentifier.parse(args[1]);
-    RebuildSettings settings =
-        RebuildSettings.defaults().withRowGroupMaxBytes(Long.parseLong(args[2])).withTargetFileBytes(Long.parseLong(args[3]));
-    AtomicLong peak = new AtomicLong();
-    Thread sampler =
-        new Thread(
-            () -> {
-              Runtime runtime = Runtime.getRuntime();
-              while (!Thread.currentThread().isInterrupted()) {
+    public static void main(String[] args) throws Exception {
+        Path root = Path.of(args[0]);
+        TableIdentifier table = TableIdentifier.parse(args[1]);
+        RebuildSettings settings = RebuildSettings.defaults()
+                .withRowGroupMaxBytes(Long.parseLong(args[2]))
+                .withTargetFileBytes(Long.parseLong(args[3]));
+        AtomicLong peak = new AtomicLong();
+        Thread sampler = new Thread(() -> {
+            Runtime runtime = Runtime.getRuntime();
+            while (!Thread.currentThread().isInterrupted()) {
                 peak.accumulateAndGet(runtime.totalMemory() - runtime.freeMemory(), Math::max);
                 try {
-                  Thread.sleep(5);
+                    Thread.sleep(5);
                 } catch (InterruptedException e) {
-                  return;
+                    return;
                 }
-              }
-            });
-    sampler.setDaemon(true);
-    sampler.start();
-    try (MapDbCatalog catalog = TestTables.catalog(root)) {
-      CompactReport report = new Compactor(settings).compactTable(catalog, table, Prune.NONE);
-      sampler.interrupt();
-      System.out.println("rows=" + report.rows() + " files=" + report.dataFilesAfter() + " peakHeapUsedBytes=" + peak.get()
-          + " maxHeapBytes=" + Runtime.getRuntime().maxMemory());
+            }
+        });
+        sampler.setDaemon(true);
+        sampler.start();
+        try (MapDbCatalog catalog = TestTables.catalog(root)) {
+            CompactReport report = new Compactor(settings).compactTable(catalog, table, Prune.NONE);
+            sampler.interrupt();
+            System.out.println("rows=" + report.rows() + " files=" + report.dataFilesAfter() + " peakHeapUsedBytes="
+                    + peak.get() + " maxHeapBytes=" + Runtime.getRuntime().maxMemory());
+        }
     }
-  }
 }

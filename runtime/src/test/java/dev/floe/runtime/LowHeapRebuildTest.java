@@ -3,7 +3,6 @@ package dev.floe.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.floe.catalog.MapDbCatalog;
-import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,65 +26,73 @@ import org.junit.jupiter.api.io.TempDir;
  * stays at about one row group, whatever the table size.
  */
 class LowHeapRebuildTest {
-  static final Schema WIDE =
-      new Schema(
-          Types.NestedField.required(1, "id", Types.LongType.get()),
-          Types.NestedField.required(2, "payload", Types.BinaryType.get()));
-  static final int HEAP_MB = 64;
+    static final Schema WIDE = new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.required(2, "payload", Types.BinaryType.get()));
+    static final int HEAP_MB = 64;
 
-  @TempDir Path root;
+    @TempDir
+    Path root;
 
-  @Test
-  void rebuildsATableSeveralTimesTheHeap() throws Exception {
-    TableIdentifier id = TableIdentifier.of("db", "big");
-    long rows = 0;
-    long bytes;
-    try (MapDbCatalog catalog = TestTables.catalog(root)) {
-      catalog.createNamespace(Namespace.of("db"));
-      Table table =
-          catalog.buildTable(id, WIDE)
-              .withProperty(TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, Integer.toString(4 << 20))
-              .create();
-      Random random = new Random(7);
-      for (int file = 0; file < 28; file++) {
-        List<Record> batch = new ArrayList<>();
-        for (int i = 0; i < 50_000; i++) {
-          GenericRecord row = GenericRecord.create(table.schema());
-          row.setField("id", rows++);
-          byte[] payload = new byte[160];
-          random.nextBytes(payload);
-          row.setField("payload", java.nio.ByteBuffer.wrap(payload));
-          batch.add(row);
+    @Test
+    void rebuildsATableSeveralTimesTheHeap() throws Exception {
+        TableIdentifier id = TableIdentifier.of("db", "big");
+        long rows = 0;
+        long bytes;
+        try (MapDbCatalog catalog = TestTables.catalog(root)) {
+            catalog.createNamespace(Namespace.of("db"));
+            Table table = catalog.buildTable(id, WIDE)
+                    .withProperty(TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, Integer.toString(4 << 20))
+                    .create();
+            Random random = new Random(7);
+            for (int file = 0; file < 28; file++) {
+                List<Record> batch = new ArrayList<>();
+                for (int i = 0; i < 50_000; i++) {
+                    GenericRecord row = GenericRecord.create(table.schema());
+                    row.setField("id", rows++);
+                    byte[] payload = new byte[160];
+                    random.nextBytes(payload);
+                    row.setField("payload", java.nio.ByteBuffer.wrap(payload));
+                    batch.add(row);
+                }
+                AppendFiles append = table.newFastAppend();
+                append.appendFile(TestTables.writeFile(table, batch));
+                append.commit();
+            }
+            table.refresh();
+            bytes = Long.parseLong(table.currentSnapshot().summary().get("total-files-size"));
         }
-        AppendFiles append = table.newFastAppend();
-        append.appendFile(TestTables.writeFile(table, batch));
-        append.commit();
-      }
-      table.refresh();
-      bytes = Long.parseLong(table.currentSnapshot().summary().get("total-files-size"));
-    }
-    assertThat(bytes).isGreaterThan(3L * HEAP_MB << 20);
+        assertThat(bytes).isGreaterThan(3L * HEAP_MB << 20);
 
-    String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Process child =
-        new ProcessBuilder(
-                javaBin, "-Xmx" + HEAP_MB + "m", "-cp", System.getProperty("java.class.path"),
-                LowHeapRebuild.class.getName(), root.toString(), id.toString(),
-                Long.toString(8L << 20), Long.toString(64L << 20))
-            .redirectErrorStream(true)
-            .redirectOutput(root.resolve("child.log").toFile())
-            .start();
-    assertThat(child.waitFor(3, TimeUnit.MINUTES)).as("child finished in time").isTrue();
-    String log = java.nio.file.Files.readString(root.resolve("child.log"), StandardCharsets.UTF_8);
-    assertThat(child.exitValue()).as(log).isZero();
-    assertThat(log).contains("rows=" + rows + " ");
-    System.out.println("low-heap rebuild of " + bytes + " data bytes: " + log.lines().filter(l -> l.startsWith("rows=")).findFirst().orElse(""));
+        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process child = new ProcessBuilder(
+                        javaBin,
+                        "-Xmx" + HEAP_MB + "m",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        LowHeapRebuild.class.getName(),
+                        root.toString(),
+                        id.toString(),
+                        Long.toString(8L << 20),
+                        Long.toString(64L << 20))
+                .redirectErrorStream(true)
+                .redirectOutput(root.resolve("child.log").toFile())
+                .start();
+        assertThat(child.waitFor(3, TimeUnit.MINUTES))
+                .as("child finished in time")
+                .isTrue();
+        String log = java.nio.file.Files.readString(root.resolve("child.log"), StandardCharsets.UTF_8);
+        assertThat(child.exitValue()).as(log).isZero();
+        assertThat(log).contains("rows=" + rows + " ");
+        System.out.println("low-heap rebuild of " + bytes + " data bytes: "
+                + log.lines().filter(l -> l.startsWith("rows=")).findFirst().orElse(""));
 
-    try (MapDbCatalog catalog = TestTables.catalog(root)) {
-      Table rebuilt = catalog.loadTable(id);
-      assertThat(rebuilt.snapshots()).hasSize(1);
-      assertThat(rebuilt.currentSnapshot().summary()).containsEntry("total-records", Long.toString(rows));
-      assertThat(Integer.parseInt(rebuilt.currentSnapshot().summary().get("total-data-files"))).isBetween(3, 6);
+        try (MapDbCatalog catalog = TestTables.catalog(root)) {
+            Table rebuilt = catalog.loadTable(id);
+            assertThat(rebuilt.snapshots()).hasSize(1);
+            assertThat(rebuilt.currentSnapshot().summary()).containsEntry("total-records", Long.toString(rows));
+            assertThat(Integer.parseInt(rebuilt.currentSnapshot().summary().get("total-data-files")))
+                    .isBetween(3, 6);
+        }
     }
-  }
 }

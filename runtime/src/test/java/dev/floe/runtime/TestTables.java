@@ -36,141 +36,154 @@ import org.apache.iceberg.types.Types;
 
 /** Real catalogs, real Parquet files and row fingerprints for the runtime's tests. */
 final class TestTables {
-  static final Schema SIMPLE =
-      new Schema(
-          required(1, "id", Types.LongType.get()),
-          optional(2, "name", Types.StringType.get()),
-          optional(3, "score", Types.DoubleType.get()));
+    static final Schema SIMPLE = new Schema(
+            required(1, "id", Types.LongType.get()),
+            optional(2, "name", Types.StringType.get()),
+            optional(3, "score", Types.DoubleType.get()));
 
-  private TestTables() {}
+    private TestTables() {}
 
-  static MapDbCatalog catalog(Path root) {
-    return catalog(root, Map.of());
-  }
-
-  static MapDbCatalog catalog(Path root, Map<String, String> extra) {
-    Map<String, String> properties = new HashMap<>(extra);
-    properties.put(CatalogProperties.WAREHOUSE_LOCATION, root.resolve("warehouse").toString());
-    properties.put(MapDbCatalog.URI, root.resolve("catalog.db").toString());
-    MapDbCatalog catalog = new MapDbCatalog();
-    catalog.initialize("test", properties);
-    return catalog;
-  }
-
-  static Record simpleRow(long id) {
-    GenericRecord row = GenericRecord.create(SIMPLE);
-    row.setField("id", id);
-    row.setField("name", "row-" + id);
-    row.setField("score", id * 0.1 + 1e-9);
-    return row;
-  }
-
-  static List<Record> simpleRows(long from, int count) {
-    List<Record> rows = new ArrayList<>();
-    for (long id = from; id < from + count; id++) {
-      rows.add(simpleRow(id));
+    static MapDbCatalog catalog(Path root) {
+        return catalog(root, Map.of());
     }
-    return rows;
-  }
 
-  /** Writes {@code rows} to one new Parquet data file of {@code table}; does not commit it. */
-  static DataFile writeFile(Table table, List<Record> rows) {
-    GenericAppenderFactory factory = new GenericAppenderFactory(table.schema(), table.spec());
-    factory.setAll(table.properties());
-    OutputFileFactory files =
-        OutputFileFactory.builderFor(table, 1, System.nanoTime()).format(FileFormat.PARQUET).build();
-    DataWriter<Record> writer =
-        factory.newDataWriter(files.newOutputFile(), FileFormat.PARQUET, (StructLike) null);
-    try (writer) {
-      rows.forEach(writer::write);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    static MapDbCatalog catalog(Path root, Map<String, String> extra) {
+        Map<String, String> properties = new HashMap<>(extra);
+        properties.put(
+                CatalogProperties.WAREHOUSE_LOCATION, root.resolve("warehouse").toString());
+        properties.put(MapDbCatalog.URI, root.resolve("catalog.db").toString());
+        MapDbCatalog catalog = new MapDbCatalog();
+        catalog.initialize("test", properties);
+        return catalog;
     }
-    return writer.toDataFile();
-  }
 
-  /** One fast append of one file holding {@code rows}. */
-  static void append(Table table, List<Record> rows) {
-    table.newFastAppend().appendFile(writeFile(table, rows)).commit();
-  }
-
-  static List<Record> read(Table table) {
-    table.refresh();
-    List<Record> rows = new ArrayList<>();
-    try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
-      records.forEach(rows::add);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    static Record simpleRow(long id) {
+        GenericRecord row = GenericRecord.create(SIMPLE);
+        row.setField("id", id);
+        row.setField("name", "row-" + id);
+        row.setField("score", id * 0.1 + 1e-9);
+        return row;
     }
-    return rows;
-  }
 
-  /** Every row of the table as a sorted list of exact fingerprints (a multiset). */
-  static List<String> fingerprints(Table table) {
-    return fingerprints(read(table), table.schema());
-  }
-
-  static List<String> fingerprints(Collection<Record> rows, Schema schema) {
-    return rows.stream().map(row -> fingerprint(row, schema.asStruct())).sorted().collect(Collectors.toList());
-  }
-
-  /** A row rendered exactly: floats and doubles by bit pattern, binary as hex, nested recursively. */
-  static String fingerprint(Object value, Type type) {
-    if (value == null) {
-      return "null";
-    }
-    switch (type.typeId()) {
-      case STRUCT:
-        StringBuilder struct = new StringBuilder("{");
-        List<Types.NestedField> fields = type.asStructType().fields();
-        for (int i = 0; i < fields.size(); i++) {
-          Object field = ((StructLike) value).get(i, Object.class);
-          struct.append(fields.get(i).fieldId()).append('=').append(fingerprint(field, fields.get(i).type())).append(',');
+    static List<Record> simpleRows(long from, int count) {
+        List<Record> rows = new ArrayList<>();
+        for (long id = from; id < from + count; id++) {
+            rows.add(simpleRow(id));
         }
-        return struct.append('}').toString();
-      case LIST:
-        return ((List<?>) value).stream()
-            .map(element -> fingerprint(element, type.asListType().elementType()))
-            .collect(Collectors.joining(",", "[", "]"));
-      case MAP:
-        return ((Map<?, ?>) value).entrySet().stream()
-            .map(e -> fingerprint(e.getKey(), type.asMapType().keyType()) + ":" + fingerprint(e.getValue(), type.asMapType().valueType()))
-            .sorted()
-            .collect(Collectors.joining(",", "<", ">"));
-      case FLOAT:
-        return "f" + Integer.toHexString(Float.floatToRawIntBits((Float) value));
-      case DOUBLE:
-        return "d" + Long.toHexString(Double.doubleToRawLongBits((Double) value));
-      case BINARY:
-      case FIXED:
-        ByteBuffer buffer = value instanceof ByteBuffer ? ((ByteBuffer) value).duplicate() : ByteBuffer.wrap((byte[]) value);
-        StringBuilder hex = new StringBuilder("0x");
-        while (buffer.hasRemaining()) {
-          hex.append(String.format("%02x", buffer.get()));
+        return rows;
+    }
+
+    /** Writes {@code rows} to one new Parquet data file of {@code table}; does not commit it. */
+    static DataFile writeFile(Table table, List<Record> rows) {
+        GenericAppenderFactory factory = new GenericAppenderFactory(table.schema(), table.spec());
+        factory.setAll(table.properties());
+        OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
+                .format(FileFormat.PARQUET)
+                .build();
+        DataWriter<Record> writer = factory.newDataWriter(files.newOutputFile(), FileFormat.PARQUET, (StructLike) null);
+        try (writer) {
+            rows.forEach(writer::write);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
-        return hex.toString();
-      default:
-        return type.typeId() + ":" + value;
+        return writer.toDataFile();
     }
-  }
 
-  /** Every regular file under {@code root}, except the catalog file and its write-ahead log. */
-  static Set<String> filesOnDisk(Path root) {
-    try (Stream<Path> paths = Files.walk(root)) {
-      return paths
-          .filter(Files::isRegularFile)
-          .filter(p -> !p.getFileName().toString().startsWith("catalog.db"))
-          .map(p -> p.toAbsolutePath().toString())
-          .collect(Collectors.toCollection(TreeSet::new));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    /** One fast append of one file holding {@code rows}. */
+    static void append(Table table, List<Record> rows) {
+        table.newFastAppend().appendFile(writeFile(table, rows)).commit();
     }
-  }
 
-  /** Strips a {@code file:} scheme so metadata locations compare with paths on disk. */
-  static Set<String> localPaths(Collection<String> locations) {
-    return locations.stream()
-        .map(l -> l.startsWith("file:") ? java.net.URI.create(l).getPath() : l)
-        .collect(Collectors.toCollection(TreeSet::new));
-  }
+    static List<Record> read(Table table) {
+        table.refresh();
+        List<Record> rows = new ArrayList<>();
+        try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
+            records.forEach(rows::add);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return rows;
+    }
+
+    /** Every row of the table as a sorted list of exact fingerprints (a multiset). */
+    static List<String> fingerprints(Table table) {
+        return fingerprints(read(table), table.schema());
+    }
+
+    static List<String> fingerprints(Collection<Record> rows, Schema schema) {
+        return rows.stream()
+                .map(row -> fingerprint(row, schema.asStruct()))
+                .sorted()
+                .collect(Collectors.toList());
+    }
+
+    /** A row rendered exactly: floats and doubles by bit pattern, binary as hex, nested recursively. */
+    static String fingerprint(Object value, Type type) {
+        if (value == null) {
+            return "null";
+        }
+        switch (type.typeId()) {
+            case STRUCT:
+                StringBuilder struct = new StringBuilder("{");
+                List<Types.NestedField> fields = type.asStructType().fields();
+                for (int i = 0; i < fields.size(); i++) {
+                    Object field = ((StructLike) value).get(i, Object.class);
+                    struct.append(fields.get(i).fieldId())
+                            .append('=')
+                            .append(fingerprint(field, fields.get(i).type()))
+                            .append(',');
+                }
+                return struct.append('}').toString();
+            case LIST:
+                return ((List<?>) value)
+                        .stream()
+                                .map(element ->
+                                        fingerprint(element, type.asListType().elementType()))
+                                .collect(Collectors.joining(",", "[", "]"));
+            case MAP:
+                return ((Map<?, ?>) value)
+                        .entrySet().stream()
+                                .map(e -> fingerprint(
+                                                e.getKey(), type.asMapType().keyType()) + ":"
+                                        + fingerprint(
+                                                e.getValue(), type.asMapType().valueType()))
+                                .sorted()
+                                .collect(Collectors.joining(",", "<", ">"));
+            case FLOAT:
+                return "f" + Integer.toHexString(Float.floatToRawIntBits((Float) value));
+            case DOUBLE:
+                return "d" + Long.toHexString(Double.doubleToRawLongBits((Double) value));
+            case BINARY:
+            case FIXED:
+                ByteBuffer buffer = value instanceof ByteBuffer
+                        ? ((ByteBuffer) value).duplicate()
+                        : ByteBuffer.wrap((byte[]) value);
+                StringBuilder hex = new StringBuilder("0x");
+                while (buffer.hasRemaining()) {
+                    hex.append(String.format("%02x", buffer.get()));
+                }
+                return hex.toString();
+            default:
+                return type.typeId() + ":" + value;
+        }
+    }
+
+    /** Every regular file under {@code root}, except the catalog file and its write-ahead log. */
+    static Set<String> filesOnDisk(Path root) {
+        try (Stream<Path> paths = Files.walk(root)) {
+            return paths.filter(Files::isRegularFile)
+                    .filter(p -> !p.getFileName().toString().startsWith("catalog.db"))
+                    .map(p -> p.toAbsolutePath().toString())
+                    .collect(Collectors.toCollection(TreeSet::new));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Strips a {@code file:} scheme so metadata locations compare with paths on disk. */
+    static Set<String> localPaths(Collection<String> locations) {
+        return locations.stream()
+                .map(l -> l.startsWith("file:") ? java.net.URI.create(l).getPath() : l)
+                .collect(Collectors.toCollection(TreeSet::new));
+    }
 }

@@ -22,53 +22,51 @@ import org.apache.iceberg.types.Types;
 
 /** The sample ingest's rows: an id, a time, a device, a value and a payload, all derived from the id. */
 public final class Events {
-  public static final Schema SCHEMA =
-      new Schema(
-          required(1, "id", Types.LongType.get()),
-          optional(2, "ts", Types.TimestampType.withZone()),
-          optional(3, "device", Types.StringType.get()),
-          optional(4, "value", Types.DoubleType.get()),
-          optional(5, "payload", Types.StringType.get()));
+    public static final Schema SCHEMA = new Schema(
+            required(1, "id", Types.LongType.get()),
+            optional(2, "ts", Types.TimestampType.withZone()),
+            optional(3, "device", Types.StringType.get()),
+            optional(4, "value", Types.DoubleType.get()),
+            optional(5, "payload", Types.StringType.get()));
 
-  private static final long TS_BASE_MILLIS = Instant.parse("2025-01-01T00:00:00Z").toEpochMilli();
+    private static final long TS_BASE_MILLIS =
+            Instant.parse("2025-01-01T00:00:00Z").toEpochMilli();
 
-  private Events() {}
+    private Events() {}
 
-  /** Writes rows {@code firstId .. firstId+count-1} to one new Parquet data file; no commit. */
-  public static DataFile writeFile(Table table, long firstId, int count) throws IOException {
-    Schema schema = table.schema();
-    GenericAppenderFactory appenders = new GenericAppenderFactory(schema, table.spec());
-    appenders.setAll(table.properties());
-    OutputFileFactory files =
-        OutputFileFactory.builderFor(table, 1, System.nanoTime()).format(FileFormat.PARQUET).build();
-    DataWriter<Record> writer =
-        appenders.newDataWriter(files.newOutputFile(), FileFormat.PARQUET, (StructLike) null);
-    try (writer) {
-      GenericRecord template = GenericRecord.create(schema);
-      for (long id = firstId; id < firstId + count; id++) {
-        writer.write(row(template, id));
-      }
+    /** Writes rows {@code firstId .. firstId+count-1} to one new Parquet data file; no commit. */
+    public static DataFile writeFile(Table table, long firstId, int count) throws IOException {
+        Schema schema = table.schema();
+        GenericAppenderFactory appenders = new GenericAppenderFactory(schema, table.spec());
+        appenders.setAll(table.properties());
+        OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
+                .format(FileFormat.PARQUET)
+                .build();
+        DataWriter<Record> writer =
+                appenders.newDataWriter(files.newOutputFile(), FileFormat.PARQUET, (StructLike) null);
+        try (writer) {
+            GenericRecord template = GenericRecord.create(schema);
+            for (long id = firstId; id < firstId + count; id++) {
+                writer.write(row(template, id));
+            }
+        }
+        return writer.toDataFile();
     }
-    return writer.toDataFile();
-  }
 
-  static Record row(GenericRecord template, long id) {
-    Record row = template.copy();
-    row.setField("id", id);
-    row.setField(
-        "ts", OffsetDateTime.ofInstant(Instant.ofEpochMilli(TS_BASE_MILLIS + id * 10), ZoneOffset.UTC));
-    row.setField("device", "device-" + Math.floorMod(id, 64));
-    row.setField("value", id * 0.25);
-    row.setField(
-        "payload",
-        String.format(Locale.ROOT, "%016x%016x%016x", mix(id), mix(id + 1), mix(id + 2)));
-    return row;
-  }
+    static Record row(GenericRecord template, long id) {
+        Record row = template.copy();
+        row.setField("id", id);
+        row.setField("ts", OffsetDateTime.ofInstant(Instant.ofEpochMilli(TS_BASE_MILLIS + id * 10), ZoneOffset.UTC));
+        row.setField("device", "device-" + Math.floorMod(id, 64));
+        row.setField("value", id * 0.25);
+        row.setField("payload", String.format(Locale.ROOT, "%016x%016x%016x", mix(id), mix(id + 1), mix(id + 2)));
+        return row;
+    }
 
-  private static long mix(long x) {
-    long z = x + 0x9E3779B97F4A7C15L;
-    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-    return z ^ (z >>> 31);
-  }
+    private static long mix(long x) {
+        long z = x + 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
 }

@@ -42,368 +42,378 @@ import org.apache.iceberg.exceptions.AlreadyExistsException;
  * measured and reported, through the protected methods.
  */
 public class Ingest implements AutoCloseable {
-  static final String USAGE =
-      String.join(
-          "\n",
-          "usage: java -cp floe-samples.jar dev.floe.samples.Ingest \\",
-          "           <catalog.properties> <namespace.table> <commits> <rows-per-commit> <threads>",
-          "",
-          "An ordinary Iceberg ingest program: loads the catalog named by 'catalog-impl' in the properties",
-          "file (CatalogUtil.loadCatalog), creates the namespace and an unpartitioned table if missing, and",
-          "makes <commits> commits, each one table.newFastAppend().appendFile(<one new Parquet file of",
-          "<rows-per-commit> rows>).commit(). With <threads> > 1 the commits are shared among the threads.",
-          "Row ids are unique across commits and threads (they continue after rows already in the table).",
-          "",
-          "options (system properties):",
-          "  -Dingest.handle=thread   (default) each thread loads its table handle once at start and keeps",
-          "                           it for the whole run",
-          "  -Dingest.handle=single   one handle, loaded once at start, shared by all threads",
-          "  -Dingest.verify=false    skip the full-scan read-back at the end (rows/distinctIds=skipped)",
-          "  -Dingest.catalog.KEY=V   override catalog property KEY (e.g. -Dingest.catalog.warehouse=/tmp/w)",
-          "  -Dingest.local-fs=nio    (default) hand the catalog a Hadoop configuration whose file: file",
-          "                           system sets permissions without forking chmod per file",
-          "  -Dingest.local-fs=hadoop pass no Hadoop configuration: the catalog's own choice",
-          "  -Dingest.stacktrace=true print the stack trace of a failure",
-          "",
-          "A relative local 'warehouse' or 'uri' is resolved against the working directory.",
-          "",
-          "While it runs it prints 'progress commits=<done>/<commits> ...' ten times. At the end it prints",
-          "one line:",
-          "  RESULT commits= threads= rowsPerCommit= snapshots= metadataBytes= dataFiles= rows=",
-          "         distinctIds= p50Ms= p99Ms= firstP50Ms= firstP99Ms= lastP50Ms= lastP99Ms= elapsedMs=",
-          "         scanMs= historyCollapses= handles=",
-          "snapshots, metadataBytes (files under the table's metadata/ directory) and dataFiles are read",
-          "from a freshly loaded table; latencies are of the commit() call alone; firstP50Ms/firstP99Ms",
-          "and lastP50Ms/lastP99Ms are over the first/last 100 commits; elapsedMs is the wall time of the",
-          "commit phase; scanMs the time of the read-back, a full scan of every column of the fresh",
-          "table, planning included; historyCollapses counts commits after which a handle held fewer",
-          "snapshots than after its previous commit (the table was rewritten by someone else); handles",
-          "is how many table handles the threads committed through.",
-          "Exit code 0 on success; 1 on a failure or when rows were lost or duplicated; 2 on bad arguments.");
+    static final String USAGE = String.join(
+            "\n",
+            "usage: java -cp floe-samples.jar dev.floe.samples.Ingest \\",
+            "           <catalog.properties> <namespace.table> <commits> <rows-per-commit> <threads>",
+            "",
+            "An ordinary Iceberg ingest program: loads the catalog named by 'catalog-impl' in the properties",
+            "file (CatalogUtil.loadCatalog), creates the namespace and an unpartitioned table if missing, and",
+            "makes <commits> commits, each one table.newFastAppend().appendFile(<one new Parquet file of",
+            "<rows-per-commit> rows>).commit(). With <threads> > 1 the commits are shared among the threads.",
+            "Row ids are unique across commits and threads (they continue after rows already in the table).",
+            "",
+            "options (system properties):",
+            "  -Dingest.handle=thread   (default) each thread loads its table handle once at start and keeps",
+            "                           it for the whole run",
+            "  -Dingest.handle=single   one handle, loaded once at start, shared by all threads",
+            "  -Dingest.verify=false    skip the full-scan read-back at the end (rows/distinctIds=skipped)",
+            "  -Dingest.catalog.KEY=V   override catalog property KEY (e.g. -Dingest.catalog.warehouse=/tmp/w)",
+            "  -Dingest.local-fs=nio    (default) hand the catalog a Hadoop configuration whose file: file",
+            "                           system sets permissions without forking chmod per file",
+            "  -Dingest.local-fs=hadoop pass no Hadoop configuration: the catalog's own choice",
+            "  -Dingest.stacktrace=true print the stack trace of a failure",
+            "",
+            "A relative local 'warehouse' or 'uri' is resolved against the working directory.",
+            "",
+            "While it runs it prints 'progress commits=<done>/<commits> ...' ten times. At the end it prints",
+            "one line:",
+            "  RESULT commits= threads= rowsPerCommit= snapshots= metadataBytes= dataFiles= rows=",
+            "         distinctIds= p50Ms= p99Ms= firstP50Ms= firstP99Ms= lastP50Ms= lastP99Ms= elapsedMs=",
+            "         scanMs= historyCollapses= handles=",
+            "snapshots, metadataBytes (files under the table's metadata/ directory) and dataFiles are read",
+            "from a freshly loaded table; latencies are of the commit() call alone; firstP50Ms/firstP99Ms",
+            "and lastP50Ms/lastP99Ms are over the first/last 100 commits; elapsedMs is the wall time of the",
+            "commit phase; scanMs the time of the read-back, a full scan of every column of the fresh",
+            "table, planning included; historyCollapses counts commits after which a handle held fewer",
+            "snapshots than after its previous commit (the table was rewritten by someone else); handles",
+            "is how many table handles the threads committed through.",
+            "Exit code 0 on success; 1 on a failure or when rows were lost or duplicated; 2 on bad arguments.");
 
-  private static final int WINDOW = 100;
+    private static final int WINDOW = 100;
 
-  private final IngestSettings settings;
+    private final IngestSettings settings;
 
-  protected Ingest(IngestSettings settings) {
-    this.settings = settings;
-  }
-
-  public static void main(String[] args) {
-    int status = run(args, System.out);
-    System.out.flush();
-    System.err.flush();
-    System.exit(status);
-  }
-
-  /**
-   * Runs the ingest {@code args} describe and prints its RESULT line to {@code out}; returns the exit
-   * status (0 done, 1 failed, 2 bad arguments). For launchers that run it in a class loader of
-   * their own ({@link IsolatedLauncher}).
-   */
-  public static int run(String[] args, PrintStream out) {
-    return run(USAGE, args, out, Ingest::new);
-  }
-
-  /**
-   * {@link #run(String[], PrintStream)} of the program {@code program} makes from the settings; it
-   * may throw {@link IllegalArgumentException} for options of its own (exit 2).
-   */
-  protected static int run(
-      String usage, String[] args, PrintStream out, Function<IngestSettings, ? extends Ingest> program) {
-    if (args.length >= 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
-      out.println(usage);
-      return 0;
+    protected Ingest(IngestSettings settings) {
+        this.settings = settings;
     }
-    Ingest ingest;
-    try {
-      ingest = program.apply(IngestSettings.parse(args));
-    } catch (IllegalArgumentException e) {
-      System.err.println("ingest: error: " + e.getMessage() + " (--help for usage)");
-      return 2;
-    } catch (RuntimeException e) {
-      return failed(e);
+
+    public static void main(String[] args) {
+        int status = run(args, System.out);
+        System.out.flush();
+        System.err.flush();
+        System.exit(status);
     }
-    try (ingest) {
-      Map<String, String> result = new LinkedHashMap<>();
-      String problem = ingest.execute(result);
-      out.println(ResultLine.format(result));
-      out.flush();
-      if (problem != null) {
-        System.err.println("ingest: error: " + problem);
-        return 1;
-      }
-      return 0;
-    } catch (Throwable t) {
-      return failed(t);
+
+    /**
+     * Runs the ingest {@code args} describe and prints its RESULT line to {@code out}; returns the exit
+     * status (0 done, 1 failed, 2 bad arguments). For launchers that run it in a class loader of
+     * their own ({@link IsolatedLauncher}).
+     */
+    public static int run(String[] args, PrintStream out) {
+        return run(USAGE, args, out, Ingest::new);
     }
-  }
 
-  private static int failed(Throwable t) {
-    if (Boolean.getBoolean("ingest.stacktrace")) {
-      t.printStackTrace();
-    }
-    System.err.println("ingest: error: " + describe(t));
-    return 1;
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // what a program built on this one may change
-
-  /** Properties the table must have: set when it is created, and on an existing table that lacks them. */
-  protected Map<String, String> tableProperties() {
-    return Map.of();
-  }
-
-  /** Makes one commit of {@code file}; its time is the commit's latency. */
-  protected void commit(TableHandle handle, DataFile file) throws Exception {
-    handle.table().newFastAppend().appendFile(file).commit();
-  }
-
-  /** Called on the committing thread after each commit, outside its latency. */
-  protected void committed(Commit commit) throws Exception {}
-
-  /** True to stop before the next commit (the commits made so far are then reported). */
-  protected boolean stopRequested() {
-    return false;
-  }
-
-  /** Adds to the RESULT {@code values}, after the read-back of the freshly loaded {@code table}. */
-  protected void report(Table table, Map<String, String> values) throws Exception {}
-
-  /** Called once when the run is over, done or failed. */
-  @Override
-  public void close() throws Exception {}
-
-  /** One commit as the program saw it, numbered in the order the commits completed (from 1). */
-  public record Commit(int number, long latencyNanos, long endMillis, int snapshots, int handleCollapses, Table table) {}
-
-  // ---------------------------------------------------------------------------------------------
-
-  /** Runs the ingest, puts the RESULT values in {@code result}; why the run failed its check, or null. */
-  private String execute(Map<String, String> result) throws Exception {
-    Map<String, String> props = settings.catalogProperties;
-    String impl = props.get("catalog-impl");
-    List<Catalog> catalogs = new ArrayList<>();
-    try {
-      Object hadoopConf = settings.hadoopConf();
-      Catalog catalog = CatalogUtil.loadCatalog(impl, "ingest", props, hadoopConf);
-      catalogs.add(catalog);
-      Table table = createIfMissing(catalog, settings.table);
-      long startRows = Math.max(0, TableFacts.summaryLong(table.currentSnapshot(), SnapshotSummary.TOTAL_RECORDS_PROP));
-
-      // the host's handles: loaded once here, kept for the whole run
-      List<TableHandle> handles = new ArrayList<>();
-      if (settings.singleHandle) {
-        handles.add(new TableHandle(table));
-      } else {
-        for (int t = 0; t < settings.threads; t++) {
-          Table handle = t == 0 ? table : catalog.loadTable(settings.table);
-          if (alreadyHeld(handles, handle)) {
-            // this catalog hands every caller the same cached object: give the thread a catalog
-            // (and so a handle) of its own
-            Catalog own = CatalogUtil.loadCatalog(impl, "ingest-" + t, props, hadoopConf);
-            catalogs.add(own);
-            handle = own.loadTable(settings.table);
-          }
-          handles.add(new TableHandle(handle));
+    /**
+     * {@link #run(String[], PrintStream)} of the program {@code program} makes from the settings; it
+     * may throw {@link IllegalArgumentException} for options of its own (exit 2).
+     */
+    protected static int run(
+            String usage, String[] args, PrintStream out, Function<IngestSettings, ? extends Ingest> program) {
+        if (args.length >= 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
+            out.println(usage);
+            return 0;
         }
-      }
-
-      long[] latencies = new long[settings.commits];
-      AtomicInteger done = new AtomicInteger();
-      long start = System.nanoTime();
-      commitAll(handles, startRows, latencies, done, start);
-      long elapsedNanos = System.nanoTime() - start;
-
-      int commits = done.get();
-      result.put("commits", Integer.toString(commits));
-      result.put("threads", Integer.toString(settings.threads));
-      result.put("rowsPerCommit", Integer.toString(settings.rowsPerCommit));
-      // what a reader sees now: a freshly loaded, refreshed handle
-      Table fresh = catalog.loadTable(settings.table);
-      fresh.refresh();
-      result.put("snapshots", Integer.toString(TableFacts.count(fresh.snapshots())));
-      result.put("metadataBytes", Long.toString(TableFacts.metadataBytes(fresh.location())));
-      long expectedRows = startRows + (long) commits * settings.rowsPerCommit;
-      TableFacts.ReadBack readBack = null;
-      long scanMs = -1;
-      long dataFiles;
-      if (settings.verify) {
-        long s0 = System.nanoTime();
-        readBack = TableFacts.readBack(fresh, expectedRows);
-        scanMs = (System.nanoTime() - s0) / 1_000_000;
-        dataFiles = TableFacts.dataFiles(fresh);
-      } else {
-        dataFiles = TableFacts.summaryLong(fresh.currentSnapshot(), SnapshotSummary.TOTAL_DATA_FILES_PROP);
-      }
-      result.put("dataFiles", Long.toString(dataFiles));
-      result.put("rows", readBack == null ? "skipped" : Long.toString(readBack.rows()));
-      result.put("distinctIds", readBack == null ? "skipped" : Long.toString(readBack.distinctIds()));
-      int window = Math.min(WINDOW, commits);
-      result.put("p50Ms", percentileMs(latencies, 0, commits, 50));
-      result.put("p99Ms", percentileMs(latencies, 0, commits, 99));
-      result.put("firstP50Ms", percentileMs(latencies, 0, window, 50));
-      result.put("firstP99Ms", percentileMs(latencies, 0, window, 99));
-      result.put("lastP50Ms", percentileMs(latencies, commits - window, commits, 50));
-      result.put("lastP99Ms", percentileMs(latencies, commits - window, commits, 99));
-      result.put("elapsedMs", Long.toString(elapsedNanos / 1_000_000));
-      result.put("scanMs", scanMs < 0 ? "skipped" : Long.toString(scanMs));
-      result.put("historyCollapses", Integer.toString(handles.stream().mapToInt(TableHandle::collapses).sum()));
-      result.put("handles", Integer.toString(handles.size()));
-      if (startRows > 0) {
-        result.put("startRows", Long.toString(startRows));
-      }
-      report(fresh, result);
-      return readBack == null ? null : problem(readBack, expectedRows, startRows, commits);
-    } finally {
-      for (int i = catalogs.size() - 1; i >= 0; i--) {
-        closeQuietly(catalogs.get(i));
-      }
-    }
-  }
-
-  /** The commit phase: the threads share the commits, each through its handle. */
-  private void commitAll(List<TableHandle> handles, long startRows, long[] latencies, AtomicInteger done, long start)
-      throws Exception {
-    AtomicInteger next = new AtomicInteger();
-    AtomicBoolean stop = new AtomicBoolean();
-    AtomicReference<Throwable> failure = new AtomicReference<>();
-    int progressEvery = Math.max(1, settings.commits / 10);
-    List<Thread> workers = new ArrayList<>();
-    for (int t = 0; t < settings.threads; t++) {
-      TableHandle handle = handles.get(settings.singleHandle ? 0 : t);
-      Thread worker =
-          new Thread(
-              () -> {
-                int index = -1;
-                try {
-                  while (!stop.get() && !stopRequested() && (index = next.getAndIncrement()) < settings.commits) {
-                    long firstId = startRows + (long) index * settings.rowsPerCommit;
-                    DataFile file = Events.writeFile(handle.table(), firstId, settings.rowsPerCommit);
-                    long t0 = System.nanoTime();
-                    commit(handle, file);
-                    int seq = done.getAndIncrement();
-                    long latency = System.nanoTime() - t0;
-                    long endMillis = System.currentTimeMillis();
-                    latencies[seq] = latency;
-                    int snapshots = handle.observeCommit();
-                    committed(new Commit(seq + 1, latency, endMillis, snapshots, handle.collapses(), handle.table()));
-                    if ((seq + 1) % progressEvery == 0 || seq + 1 == settings.commits) {
-                      System.out.printf(
-                          Locale.ROOT,
-                          "progress commits=%d/%d elapsedMs=%d lastCommitMs=%.3f%n",
-                          seq + 1,
-                          settings.commits,
-                          (System.nanoTime() - start) / 1_000_000,
-                          latency / 1e6);
-                    }
-                  }
-                } catch (Throwable e) {
-                  stop.set(true);
-                  failure.compareAndSet(
-                      null, new IllegalStateException("commit " + index + " failed: " + describe(e), e));
-                }
-              },
-              "ingest-" + t);
-      workers.add(worker);
-      worker.start();
-    }
-    for (Thread worker : workers) {
-      worker.join();
-    }
-    if (failure.get() != null) {
-      throw (Exception) failure.get();
-    }
-  }
-
-  private Table createIfMissing(Catalog catalog, TableIdentifier id) {
-    Namespace namespace = id.namespace();
-    if (catalog instanceof SupportsNamespaces && !namespace.isEmpty()) {
-      SupportsNamespaces namespaces = (SupportsNamespaces) catalog;
-      if (!namespaces.namespaceExists(namespace)) {
+        Ingest ingest;
         try {
-          namespaces.createNamespace(namespace);
-        } catch (AlreadyExistsException raced) {
-          // created by someone else meanwhile
+            ingest = program.apply(IngestSettings.parse(args));
+        } catch (IllegalArgumentException e) {
+            System.err.println("ingest: error: " + e.getMessage() + " (--help for usage)");
+            return 2;
+        } catch (RuntimeException e) {
+            return failed(e);
         }
-      }
+        try (ingest) {
+            Map<String, String> result = new LinkedHashMap<>();
+            String problem = ingest.execute(result);
+            out.println(ResultLine.format(result));
+            out.flush();
+            if (problem != null) {
+                System.err.println("ingest: error: " + problem);
+                return 1;
+            }
+            return 0;
+        } catch (Throwable t) {
+            return failed(t);
+        }
     }
-    Map<String, String> required = tableProperties();
-    if (catalog.tableExists(id)) {
-      Table existing = catalog.loadTable(id);
-      if (!existing.properties().entrySet().containsAll(required.entrySet())) {
-        UpdateProperties update = existing.updateProperties();
-        required.forEach(update::set);
-        update.commit();
-      }
-      return existing;
-    }
-    Map<String, String> properties = new LinkedHashMap<>();
-    // several writers may race for each commit: let Iceberg retry a little longer than its default
-    properties.put(TableProperties.COMMIT_NUM_RETRIES, "10");
-    properties.putAll(required);
-    try {
-      return catalog.createTable(id, Events.SCHEMA, PartitionSpec.unpartitioned(), properties);
-    } catch (AlreadyExistsException raced) {
-      return catalog.loadTable(id);
-    }
-  }
 
-  private static boolean alreadyHeld(List<TableHandle> handles, Table table) {
-    return handles.stream().anyMatch(handle -> handle.table() == table);
-  }
+    private static int failed(Throwable t) {
+        if (Boolean.getBoolean("ingest.stacktrace")) {
+            t.printStackTrace();
+        }
+        System.err.println("ingest: error: " + describe(t));
+        return 1;
+    }
 
-  /** Why the read-back shows lost or duplicated rows, or null. */
-  private String problem(TableFacts.ReadBack readBack, long expectedRows, long startRows, int commits) {
-    if (readBack.rows() != expectedRows) {
-      return String.format(
-          Locale.ROOT,
-          "read back %d rows, expected %d (%d before the run + %d commits x %d rows)",
-          readBack.rows(), expectedRows, startRows, commits, settings.rowsPerCommit);
-    }
-    if (readBack.distinctIds() != readBack.rows()) {
-      return String.format(
-          Locale.ROOT, "read back %d rows but only %d distinct ids", readBack.rows(), readBack.distinctIds());
-    }
-    return null;
-  }
+    // ---------------------------------------------------------------------------------------------
+    // what a program built on this one may change
 
-  private static String percentileMs(long[] latencies, int from, int to, double percentile) {
-    double ms = 0;
-    if (to > from) {
-      Histogram histogram = new Histogram(3);
-      for (int i = from; i < to; i++) {
-        histogram.recordValue(Math.max(0, latencies[i]));
-      }
-      ms = histogram.getValueAtPercentile(percentile) / 1e6;
+    /** Properties the table must have: set when it is created, and on an existing table that lacks them. */
+    protected Map<String, String> tableProperties() {
+        return Map.of();
     }
-    return String.format(Locale.ROOT, "%.3f", ms);
-  }
 
-  private static void closeQuietly(Object closeable) {
-    if (closeable instanceof AutoCloseable) {
-      try {
-        ((AutoCloseable) closeable).close();
-      } catch (Exception e) {
-        System.err.println("ingest: warning: could not close " + closeable + ": " + describe(e));
-      }
+    /** Makes one commit of {@code file}; its time is the commit's latency. */
+    protected void commit(TableHandle handle, DataFile file) throws Exception {
+        handle.table().newFastAppend().appendFile(file).commit();
     }
-  }
 
-  /** One line: the exception and its causes, without stack traces. */
-  public static String describe(Throwable t) {
-    StringBuilder text = new StringBuilder();
-    Set<Throwable> seen = new HashSet<>();
-    for (Throwable e = t; e != null && seen.add(e); e = e.getCause()) {
-      if (text.length() > 0) {
-        text.append(" <- ");
-      }
-      text.append(e.getClass().getSimpleName());
-      if (e.getMessage() != null) {
-        text.append(": ").append(e.getMessage());
-      }
+    /** Called on the committing thread after each commit, outside its latency. */
+    protected void committed(Commit commit) throws Exception {}
+
+    /** True to stop before the next commit (the commits made so far are then reported). */
+    protected boolean stopRequested() {
+        return false;
     }
-    return text.toString().replaceAll("\\s*[\\r\\n]+\\s*", " ");
-  }
+
+    /** Adds to the RESULT {@code values}, after the read-back of the freshly loaded {@code table}. */
+    protected void report(Table table, Map<String, String> values) throws Exception {}
+
+    /** Called once when the run is over, done or failed. */
+    @Override
+    public void close() throws Exception {}
+
+    /** One commit as the program saw it, numbered in the order the commits completed (from 1). */
+    public record Commit(
+            int number, long latencyNanos, long endMillis, int snapshots, int handleCollapses, Table table) {}
+
+    // ---------------------------------------------------------------------------------------------
+
+    /** Runs the ingest, puts the RESULT values in {@code result}; why the run failed its check, or null. */
+    private String execute(Map<String, String> result) throws Exception {
+        Map<String, String> props = settings.catalogProperties;
+        String impl = props.get("catalog-impl");
+        List<Catalog> catalogs = new ArrayList<>();
+        try {
+            Object hadoopConf = settings.hadoopConf();
+            Catalog catalog = CatalogUtil.loadCatalog(impl, "ingest", props, hadoopConf);
+            catalogs.add(catalog);
+            Table table = createIfMissing(catalog, settings.table);
+            long startRows =
+                    Math.max(0, TableFacts.summaryLong(table.currentSnapshot(), SnapshotSummary.TOTAL_RECORDS_PROP));
+
+            // the host's handles: loaded once here, kept for the whole run
+            List<TableHandle> handles = new ArrayList<>();
+            if (settings.singleHandle) {
+                handles.add(new TableHandle(table));
+            } else {
+                for (int t = 0; t < settings.threads; t++) {
+                    Table handle = t == 0 ? table : catalog.loadTable(settings.table);
+                    if (alreadyHeld(handles, handle)) {
+                        // this catalog hands every caller the same cached object: give the thread a catalog
+                        // (and so a handle) of its own
+                        Catalog own = CatalogUtil.loadCatalog(impl, "ingest-" + t, props, hadoopConf);
+                        catalogs.add(own);
+                        handle = own.loadTable(settings.table);
+                    }
+                    handles.add(new TableHandle(handle));
+                }
+            }
+
+            long[] latencies = new long[settings.commits];
+            AtomicInteger done = new AtomicInteger();
+            long start = System.nanoTime();
+            commitAll(handles, startRows, latencies, done, start);
+            long elapsedNanos = System.nanoTime() - start;
+
+            int commits = done.get();
+            result.put("commits", Integer.toString(commits));
+            result.put("threads", Integer.toString(settings.threads));
+            result.put("rowsPerCommit", Integer.toString(settings.rowsPerCommit));
+            // what a reader sees now: a freshly loaded, refreshed handle
+            Table fresh = catalog.loadTable(settings.table);
+            fresh.refresh();
+            result.put("snapshots", Integer.toString(TableFacts.count(fresh.snapshots())));
+            result.put("metadataBytes", Long.toString(TableFacts.metadataBytes(fresh.location())));
+            long expectedRows = startRows + (long) commits * settings.rowsPerCommit;
+            TableFacts.ReadBack readBack = null;
+            long scanMs = -1;
+            long dataFiles;
+            if (settings.verify) {
+                long s0 = System.nanoTime();
+                readBack = TableFacts.readBack(fresh, expectedRows);
+                scanMs = (System.nanoTime() - s0) / 1_000_000;
+                dataFiles = TableFacts.dataFiles(fresh);
+            } else {
+                dataFiles = TableFacts.summaryLong(fresh.currentSnapshot(), SnapshotSummary.TOTAL_DATA_FILES_PROP);
+            }
+            result.put("dataFiles", Long.toString(dataFiles));
+            result.put("rows", readBack == null ? "skipped" : Long.toString(readBack.rows()));
+            result.put("distinctIds", readBack == null ? "skipped" : Long.toString(readBack.distinctIds()));
+            int window = Math.min(WINDOW, commits);
+            result.put("p50Ms", percentileMs(latencies, 0, commits, 50));
+            result.put("p99Ms", percentileMs(latencies, 0, commits, 99));
+            result.put("firstP50Ms", percentileMs(latencies, 0, window, 50));
+            result.put("firstP99Ms", percentileMs(latencies, 0, window, 99));
+            result.put("lastP50Ms", percentileMs(latencies, commits - window, commits, 50));
+            result.put("lastP99Ms", percentileMs(latencies, commits - window, commits, 99));
+            result.put("elapsedMs", Long.toString(elapsedNanos / 1_000_000));
+            result.put("scanMs", scanMs < 0 ? "skipped" : Long.toString(scanMs));
+            result.put(
+                    "historyCollapses",
+                    Integer.toString(
+                            handles.stream().mapToInt(TableHandle::collapses).sum()));
+            result.put("handles", Integer.toString(handles.size()));
+            if (startRows > 0) {
+                result.put("startRows", Long.toString(startRows));
+            }
+            report(fresh, result);
+            return readBack == null ? null : problem(readBack, expectedRows, startRows, commits);
+        } finally {
+            for (int i = catalogs.size() - 1; i >= 0; i--) {
+                closeQuietly(catalogs.get(i));
+            }
+        }
+    }
+
+    /** The commit phase: the threads share the commits, each through its handle. */
+    private void commitAll(List<TableHandle> handles, long startRows, long[] latencies, AtomicInteger done, long start)
+            throws Exception {
+        AtomicInteger next = new AtomicInteger();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        int progressEvery = Math.max(1, settings.commits / 10);
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < settings.threads; t++) {
+            TableHandle handle = handles.get(settings.singleHandle ? 0 : t);
+            Thread worker = new Thread(
+                    () -> {
+                        int index = -1;
+                        try {
+                            while (!stop.get()
+                                    && !stopRequested()
+                                    && (index = next.getAndIncrement()) < settings.commits) {
+                                long firstId = startRows + (long) index * settings.rowsPerCommit;
+                                DataFile file = Events.writeFile(handle.table(), firstId, settings.rowsPerCommit);
+                                long t0 = System.nanoTime();
+                                commit(handle, file);
+                                int seq = done.getAndIncrement();
+                                long latency = System.nanoTime() - t0;
+                                long endMillis = System.currentTimeMillis();
+                                latencies[seq] = latency;
+                                int snapshots = handle.observeCommit();
+                                committed(new Commit(
+                                        seq + 1, latency, endMillis, snapshots, handle.collapses(), handle.table()));
+                                if ((seq + 1) % progressEvery == 0 || seq + 1 == settings.commits) {
+                                    System.out.printf(
+                                            Locale.ROOT,
+                                            "progress commits=%d/%d elapsedMs=%d lastCommitMs=%.3f%n",
+                                            seq + 1,
+                                            settings.commits,
+                                            (System.nanoTime() - start) / 1_000_000,
+                                            latency / 1e6);
+                                }
+                            }
+                        } catch (Throwable e) {
+                            stop.set(true);
+                            failure.compareAndSet(
+                                    null, new IllegalStateException("commit " + index + " failed: " + describe(e), e));
+                        }
+                    },
+                    "ingest-" + t);
+            workers.add(worker);
+            worker.start();
+        }
+        for (Thread worker : workers) {
+            worker.join();
+        }
+        if (failure.get() != null) {
+            throw (Exception) failure.get();
+        }
+    }
+
+    private Table createIfMissing(Catalog catalog, TableIdentifier id) {
+        Namespace namespace = id.namespace();
+        if (catalog instanceof SupportsNamespaces && !namespace.isEmpty()) {
+            SupportsNamespaces namespaces = (SupportsNamespaces) catalog;
+            if (!namespaces.namespaceExists(namespace)) {
+                try {
+                    namespaces.createNamespace(namespace);
+                } catch (AlreadyExistsException raced) {
+                    // created by someone else meanwhile
+                }
+            }
+        }
+        Map<String, String> required = tableProperties();
+        if (catalog.tableExists(id)) {
+            Table existing = catalog.loadTable(id);
+            if (!existing.properties().entrySet().containsAll(required.entrySet())) {
+                UpdateProperties update = existing.updateProperties();
+                required.forEach(update::set);
+                update.commit();
+            }
+            return existing;
+        }
+        Map<String, String> properties = new LinkedHashMap<>();
+        // several writers may race for each commit: let Iceberg retry a little longer than its default
+        properties.put(TableProperties.COMMIT_NUM_RETRIES, "10");
+        properties.putAll(required);
+        try {
+            return catalog.createTable(id, Events.SCHEMA, PartitionSpec.unpartitioned(), properties);
+        } catch (AlreadyExistsException raced) {
+            return catalog.loadTable(id);
+        }
+    }
+
+    private static boolean alreadyHeld(List<TableHandle> handles, Table table) {
+        return handles.stream().anyMatch(handle -> handle.table() == table);
+    }
+
+    /** Why the read-back shows lost or duplicated rows, or null. */
+    private String problem(TableFacts.ReadBack readBack, long expectedRows, long startRows, int commits) {
+        if (readBack.rows() != expectedRows) {
+            return String.format(
+                    Locale.ROOT,
+                    "read back %d rows, expected %d (%d before the run + %d commits x %d rows)",
+                    readBack.rows(),
+                    expectedRows,
+                    startRows,
+                    commits,
+                    settings.rowsPerCommit);
+        }
+        if (readBack.distinctIds() != readBack.rows()) {
+            return String.format(
+                    Locale.ROOT, "read back %d rows but only %d distinct ids", readBack.rows(), readBack.distinctIds());
+        }
+        return null;
+    }
+
+    private static String percentileMs(long[] latencies, int from, int to, double percentile) {
+        double ms = 0;
+        if (to > from) {
+            Histogram histogram = new Histogram(3);
+            for (int i = from; i < to; i++) {
+                histogram.recordValue(Math.max(0, latencies[i]));
+            }
+            ms = histogram.getValueAtPercentile(percentile) / 1e6;
+        }
+        return String.format(Locale.ROOT, "%.3f", ms);
+    }
+
+    private static void closeQuietly(Object closeable) {
+        if (closeable instanceof AutoCloseable) {
+            try {
+                ((AutoCloseable) closeable).close();
+            } catch (Exception e) {
+                System.err.println("ingest: warning: could not close " + closeable + ": " + describe(e));
+            }
+        }
+    }
+
+    /** One line: the exception and its causes, without stack traces. */
+    public static String describe(Throwable t) {
+        StringBuilder text = new StringBuilder();
+        Set<Throwable> seen = new HashSet<>();
+        for (Throwable e = t; e != null && seen.add(e); e = e.getCause()) {
+            if (text.length() > 0) {
+                text.append(" <- ");
+            }
+            text.append(e.getClass().getSimpleName());
+            if (e.getMessage() != null) {
+                text.append(": ").append(e.getMessage());
+            }
+        }
+        return text.toString().replaceAll("\\s*[\\r\\n]+\\s*", " ");
+    }
 }

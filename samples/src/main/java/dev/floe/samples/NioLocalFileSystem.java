@@ -19,31 +19,31 @@ import org.apache.hadoop.fs.permission.FsPermission;
  * than four process forks.
  */
 public class NioLocalFileSystem extends RawLocalFileSystem {
-  private static final PosixFilePermission[] BITS = {
-    PosixFilePermission.OTHERS_EXECUTE,
-    PosixFilePermission.OTHERS_WRITE,
-    PosixFilePermission.OTHERS_READ,
-    PosixFilePermission.GROUP_EXECUTE,
-    PosixFilePermission.GROUP_WRITE,
-    PosixFilePermission.GROUP_READ,
-    PosixFilePermission.OWNER_EXECUTE,
-    PosixFilePermission.OWNER_WRITE,
-    PosixFilePermission.OWNER_READ
-  };
+    private static final PosixFilePermission[] BITS = {
+        PosixFilePermission.OTHERS_EXECUTE,
+        PosixFilePermission.OTHERS_WRITE,
+        PosixFilePermission.OTHERS_READ,
+        PosixFilePermission.GROUP_EXECUTE,
+        PosixFilePermission.GROUP_WRITE,
+        PosixFilePermission.GROUP_READ,
+        PosixFilePermission.OWNER_EXECUTE,
+        PosixFilePermission.OWNER_WRITE,
+        PosixFilePermission.OWNER_READ
+    };
 
-  @Override
-  public void setPermission(Path path, FsPermission permission) throws IOException {
-    short mode = permission.toShort();
-    Set<PosixFilePermission> permissions = EnumSet.noneOf(PosixFilePermission.class);
-    for (int bit = 0; bit < BITS.length; bit++) {
-      if ((mode & (1 << bit)) != 0) {
-        permissions.add(BITS[bit]);
-      }
+    @Override
+    public void setPermission(Path path, FsPermission permission) throws IOException {
+        short mode = permission.toShort();
+        Set<PosixFilePermission> permissions = EnumSet.noneOf(PosixFilePermission.class);
+        for (int bit = 0; bit < BITS.length; bit++) {
+            if ((mode & (1 << bit)) != 0) {
+                permissions.add(BITS[bit]);
+            }
+        }
+        try {
+            Files.setPosixFilePermissions(pathToFile(path).toPath(), permissions);
+        } catch (UnsupportedOperationException notPosix) {
+            super.setPermission(path, permission);
+        }
     }
-    try {
-      Files.setPosixFilePermissions(pathToFile(path).toPath(), permissions);
-    } catch (UnsupportedOperationException notPosix) {
-      super.setPermission(path, permission);
-    }
-  }
 }

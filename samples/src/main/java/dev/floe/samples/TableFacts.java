@@ -21,110 +21,108 @@ import org.apache.iceberg.io.CloseableIterable;
 
 /** What a table holds, as the sample ingest checks it at the end: rows, ids, files, metadata bytes. */
 public final class TableFacts {
-  private TableFacts() {}
+    private TableFacts() {}
 
-  /** Rows and distinct ids read back by a full scan (every column, planning included). */
-  public record ReadBack(long rows, long distinctIds) {}
+    /** Rows and distinct ids read back by a full scan (every column, planning included). */
+    public record ReadBack(long rows, long distinctIds) {}
 
-  /** Reads every row of {@code table} back (all columns): counts rows and distinct ids. */
-  public static ReadBack readBack(Table table, long expectedRows) throws IOException {
-    int dense = (int) Math.min(expectedRows, Integer.MAX_VALUE);
-    BitSet seen = new BitSet(dense);
-    Set<Long> others = new HashSet<>();
-    long rows = 0;
-    // a full scan: every column of every row, though only the ids are checked
-    try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
-      for (Record record : records) {
-        rows++;
-        long id = (Long) record.getField("id");
-        if (id >= 0 && id < dense) {
-          seen.set((int) id);
-        } else {
-          others.add(id);
+    /** Reads every row of {@code table} back (all columns): counts rows and distinct ids. */
+    public static ReadBack readBack(Table table, long expectedRows) throws IOException {
+        int dense = (int) Math.min(expectedRows, Integer.MAX_VALUE);
+        BitSet seen = new BitSet(dense);
+        Set<Long> others = new HashSet<>();
+        long rows = 0;
+        // a full scan: every column of every row, though only the ids are checked
+        try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
+            for (Record record : records) {
+                rows++;
+                long id = (Long) record.getField("id");
+                if (id >= 0 && id < dense) {
+                    seen.set((int) id);
+                } else {
+                    others.add(id);
+                }
+            }
         }
-      }
+        return new ReadBack(rows, seen.cardinality() + (long) others.size());
     }
-    return new ReadBack(rows, seen.cardinality() + (long) others.size());
-  }
 
-  /** The data files a scan of the current snapshot plans. */
-  public static long dataFiles(Table table) throws IOException {
-    if (table.currentSnapshot() == null) {
-      return 0;
-    }
-    long files = 0;
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
-      for (FileScanTask ignored : tasks) {
-        files++;
-      }
-    }
-    return files;
-  }
-
-  /** A whole-number snapshot summary value; 0 without a snapshot, -1 when absent. */
-  public static long summaryLong(Snapshot snapshot, String key) {
-    if (snapshot == null) {
-      return 0;
-    }
-    String value = snapshot.summary() == null ? null : snapshot.summary().get(key);
-    try {
-      return value == null ? -1 : Long.parseLong(value);
-    } catch (NumberFormatException e) {
-      return -1;
-    }
-  }
-
-  /** Bytes of every file under {@code <location>/metadata} on local disk; -1 if not local. */
-  public static long metadataBytes(String location) throws IOException {
-    Path root;
-    if (location.startsWith("file:")) {
-      root = Paths.get(java.net.URI.create(location.replaceFirst("^file:/*", "file:///")));
-    } else if (location.matches("^[A-Za-z][A-Za-z0-9+.-]*://.*")) {
-      return -1;
-    } else {
-      root = Paths.get(location);
-    }
-    Path metadata = root.resolve("metadata");
-    if (!Files.isDirectory(metadata)) {
-      return 0;
-    }
-    // someone (floe's reclaim, Iceberg's clean-up) may delete files while we walk: a file that
-    // vanished between listing and reading its size counts as gone, never as an error
-    long[] total = {0};
-    Files.walkFileTree(
-        metadata,
-        new SimpleFileVisitor<Path>() {
-          @Override
-          public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
-            if (attrs.isRegularFile()) {
-              total[0] += attrs.size();
+    /** The data files a scan of the current snapshot plans. */
+    public static long dataFiles(Table table) throws IOException {
+        if (table.currentSnapshot() == null) {
+            return 0;
+        }
+        long files = 0;
+        try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+            for (FileScanTask ignored : tasks) {
+                files++;
             }
-            return FileVisitResult.CONTINUE;
-          }
+        }
+        return files;
+    }
 
-          @Override
-          public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
-            if (e instanceof NoSuchFileException) {
-              return FileVisitResult.CONTINUE;
+    /** A whole-number snapshot summary value; 0 without a snapshot, -1 when absent. */
+    public static long summaryLong(Snapshot snapshot, String key) {
+        if (snapshot == null) {
+            return 0;
+        }
+        String value = snapshot.summary() == null ? null : snapshot.summary().get(key);
+        try {
+            return value == null ? -1 : Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** Bytes of every file under {@code <location>/metadata} on local disk; -1 if not local. */
+    public static long metadataBytes(String location) throws IOException {
+        Path root;
+        if (location.startsWith("file:")) {
+            root = Paths.get(java.net.URI.create(location.replaceFirst("^file:/*", "file:///")));
+        } else if (location.matches("^[A-Za-z][A-Za-z0-9+.-]*://.*")) {
+            return -1;
+        } else {
+            root = Paths.get(location);
+        }
+        Path metadata = root.resolve("metadata");
+        if (!Files.isDirectory(metadata)) {
+            return 0;
+        }
+        // someone (floe's reclaim, Iceberg's clean-up) may delete files while we walk: a file that
+        // vanished between listing and reading its size counts as gone, never as an error
+        long[] total = {0};
+        Files.walkFileTree(metadata, new SimpleFileVisitor<Path>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+                if (attrs.isRegularFile()) {
+                    total[0] += attrs.size();
+                }
+                return FileVisitResult.CONTINUE;
             }
-            throw e;
-          }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                if (e instanceof NoSuchFileException) {
+                    return FileVisitResult.CONTINUE;
+                }
+                throw e;
+            }
         });
-    return total[0];
-  }
+        return total[0];
+    }
 
-  /** How many items, without keeping them. */
-  public static int count(Iterable<?> items) {
-    if (items == null) {
-      return 0;
+    /** How many items, without keeping them. */
+    public static int count(Iterable<?> items) {
+        if (items == null) {
+            return 0;
+        }
+        if (items instanceof Collection) {
+            return ((Collection<?>) items).size();
+        }
+        int n = 0;
+        for (Object ignored : items) {
+            n++;
+        }
+        return n;
     }
-    if (items instanceof Collection) {
-      return ((Collection<?>) items).size();
-    }
-    int n = 0;
-    for (Object ignored : items) {
-      n++;
-    }
-    return n;
-  }
 }

@@ -31,143 +31,144 @@ import java.util.jar.JarFile;
  * </ul>
  */
 public final class IsolatingLoader extends ClassLoader {
-  /**
-   * The one runtime type a host implements (a prune class): from the parent when it has one, so
-   * that the host's prune and floe's runtime agree on it.
-   */
-  static final String PRUNE = "dev.floe.runtime.Prune";
+    /**
+     * The one runtime type a host implements (a prune class): from the parent when it has one, so
+     * that the host's prune and floe's runtime agree on it.
+     */
+    static final String PRUNE = "dev.floe.runtime.Prune";
 
-  /** Where the agent jar keeps every class but the boot ones. */
-  public static final String LAYER = "floe/";
+    /** Where the agent jar keeps every class but the boot ones. */
+    public static final String LAYER = "floe/";
 
-  static {
-    registerAsParallelCapable();
-  }
-
-  private final JarFile jar;
-  private final String jarUrl;
-  private final ProtectionDomain domain;
-
-  public IsolatingLoader(String name, Path agentJar, ClassLoader parent) {
-    super(name, parent);
-    try {
-      this.jar = new JarFile(agentJar.toFile());
-      URL location = agentJar.toUri().toURL();
-      this.jarUrl = "jar:" + location + "!/";
-      this.domain = new ProtectionDomain(new CodeSource(location, (Certificate[]) null), null, this, null);
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot open the floe agent jar " + agentJar, e);
+    static {
+        registerAsParallelCapable();
     }
-  }
 
-  private static boolean fromLayerFirst(String className) {
-    return (className.startsWith("dev.floe.runtime.") && !className.equals(PRUNE)
-            || className.startsWith("dev.floe.agent.")
-            || className.startsWith("dev.floe.shaded."))
-        && !className.startsWith("dev.floe.agent.boot.");
-  }
+    private final JarFile jar;
+    private final String jarUrl;
+    private final ProtectionDomain domain;
 
-  private static boolean fromParentOnly(String className) {
-    return className.startsWith("dev.floe.bootstrap.") || className.startsWith("dev.floe.agent.boot.");
-  }
-
-  @Override
-  protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-    synchronized (getClassLoadingLock(name)) {
-      Class<?> loaded = findLoadedClass(name);
-      if (loaded == null) {
-        if (fromLayerFirst(name)) {
-          loaded = defineFromLayer(name);
-          if (loaded == null) {
-            loaded = getParent().loadClass(name);
-          }
-        } else {
-          try {
-            loaded = getParent().loadClass(name);
-          } catch (ClassNotFoundException notInParent) {
-            loaded = fromParentOnly(name) ? null : defineFromLayer(name);
-            if (loaded == null) {
-              throw notInParent;
-            }
-          }
-        }
-      }
-      if (resolve) {
-        resolveClass(loaded);
-      }
-      return loaded;
-    }
-  }
-
-  @Override
-  protected Class<?> findClass(String name) throws ClassNotFoundException {
-    Class<?> defined = defineFromLayer(name);
-    if (defined == null) {
-      throw new ClassNotFoundException(name);
-    }
-    return defined;
-  }
-
-  private Class<?> defineFromLayer(String name) {
-    JarEntry entry = jar.getJarEntry(LAYER + name.replace('.', '/') + ".class");
-    if (entry == null) {
-      return null;
-    }
-    byte[] bytes;
-    try (InputStream in = jar.getInputStream(entry)) {
-      bytes = in.readAllBytes();
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read " + entry.getName() + " from the floe agent jar", e);
-    }
-    definePackageOf(name);
-    return defineClass(name, bytes, 0, bytes.length, domain);
-  }
-
-  private void definePackageOf(String className) {
-    int dot = className.lastIndexOf('.');
-    if (dot > 0) {
-      String pkg = className.substring(0, dot);
-      if (getDefinedPackage(pkg) == null) {
+    public IsolatingLoader(String name, Path agentJar, ClassLoader parent) {
+        super(name, parent);
         try {
-          definePackage(pkg, null, null, null, null, null, null, null);
-        } catch (IllegalArgumentException definedMeanwhile) {
-          // another thread defined it
+            this.jar = new JarFile(agentJar.toFile());
+            URL location = agentJar.toUri().toURL();
+            this.jarUrl = "jar:" + location + "!/";
+            this.domain = new ProtectionDomain(new CodeSource(location, (Certificate[]) null), null, this, null);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot open the floe agent jar " + agentJar, e);
         }
-      }
     }
-  }
 
-  /** Resources of the hidden layer: parent first, as for classes from the parent. */
-  @Override
-  protected URL findResource(String name) {
-    if (jar.getJarEntry(LAYER + name) == null) {
-      return null;
+    private static boolean fromLayerFirst(String className) {
+        return (className.startsWith("dev.floe.runtime.") && !className.equals(PRUNE)
+                        || className.startsWith("dev.floe.agent.")
+                        || className.startsWith("dev.floe.shaded."))
+                && !className.startsWith("dev.floe.agent.boot.");
     }
-    try {
-      return new URL(jarUrl + LAYER + name);
-    } catch (MalformedURLException e) {
-      return null;
-    }
-  }
 
-  @Override
-  protected Enumeration<URL> findResources(String name) {
-    URL url = findResource(name);
-    return url == null ? Collections.emptyEnumeration() : Collections.enumeration(Collections.singletonList(url));
-  }
-
-  /**
-   * Resources of floe's own classes come from the layer (Byte Buddy reads advice classes this way);
-   * any other from the parent first.
-   */
-  @Override
-  public URL getResource(String name) {
-    if (name.endsWith(".class") && fromLayerFirst(name.substring(0, name.length() - 6).replace('/', '.'))) {
-      URL own = findResource(name);
-      if (own != null) {
-        return own;
-      }
+    private static boolean fromParentOnly(String className) {
+        return className.startsWith("dev.floe.bootstrap.") || className.startsWith("dev.floe.agent.boot.");
     }
-    return super.getResource(name);
-  }
+
+    @Override
+    protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+        synchronized (getClassLoadingLock(name)) {
+            Class<?> loaded = findLoadedClass(name);
+            if (loaded == null) {
+                if (fromLayerFirst(name)) {
+                    loaded = defineFromLayer(name);
+                    if (loaded == null) {
+                        loaded = getParent().loadClass(name);
+                    }
+                } else {
+                    try {
+                        loaded = getParent().loadClass(name);
+                    } catch (ClassNotFoundException notInParent) {
+                        loaded = fromParentOnly(name) ? null : defineFromLayer(name);
+                        if (loaded == null) {
+                            throw notInParent;
+                        }
+                    }
+                }
+            }
+            if (resolve) {
+                resolveClass(loaded);
+            }
+            return loaded;
+        }
+    }
+
+    @Override
+    protected Class<?> findClass(String name) throws ClassNotFoundException {
+        Class<?> defined = defineFromLayer(name);
+        if (defined == null) {
+            throw new ClassNotFoundException(name);
+        }
+        return defined;
+    }
+
+    private Class<?> defineFromLayer(String name) {
+        JarEntry entry = jar.getJarEntry(LAYER + name.replace('.', '/') + ".class");
+        if (entry == null) {
+            return null;
+        }
+        byte[] bytes;
+        try (InputStream in = jar.getInputStream(entry)) {
+            bytes = in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot read " + entry.getName() + " from the floe agent jar", e);
+        }
+        definePackageOf(name);
+        return defineClass(name, bytes, 0, bytes.length, domain);
+    }
+
+    private void definePackageOf(String className) {
+        int dot = className.lastIndexOf('.');
+        if (dot > 0) {
+            String pkg = className.substring(0, dot);
+            if (getDefinedPackage(pkg) == null) {
+                try {
+                    definePackage(pkg, null, null, null, null, null, null, null);
+                } catch (IllegalArgumentException definedMeanwhile) {
+                    // another thread defined it
+                }
+            }
+        }
+    }
+
+    /** Resources of the hidden layer: parent first, as for classes from the parent. */
+    @Override
+    protected URL findResource(String name) {
+        if (jar.getJarEntry(LAYER + name) == null) {
+            return null;
+        }
+        try {
+            return new URL(jarUrl + LAYER + name);
+        } catch (MalformedURLException e) {
+            return null;
+        }
+    }
+
+    @Override
+    protected Enumeration<URL> findResources(String name) {
+        URL url = findResource(name);
+        return url == null ? Collections.emptyEnumeration() : Collections.enumeration(Collections.singletonList(url));
+    }
+
+    /**
+     * Resources of floe's own classes come from the layer (Byte Buddy reads advice classes this way);
+     * any other from the parent first.
+     */
+    @Override
+    public URL getResource(String name) {
+        if (name.endsWith(".class")
+                && fromLayerFirst(name.substring(0, name.length() - 6).replace('/', '.'))) {
+            URL own = findResource(name);
+            if (own != null) {
+                return own;
+            }
+        }
+        return super.getResource(name);
+    }
 }

@@ -7,37 +7,46 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(
-    name = "compact",
-    mixinStandardHelpOptions = true,
-    description = {
-      "Rebuild one table now and swap it into its name, as the agent does.",
-      "The live rows stream into a few large ZSTD Parquet files with exactly one snapshot. Progress"
-          + " shows as a bar on a terminal and as plain lines otherwise; the report follows. Files only"
-          + " the old table references are deleted by a reclaim job after floe.reclaim.grace (see reclaim)."
-    },
-    exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"0:rebuilt (or, with --dry-run, it could be)", "1:the rebuild failed or was refused; the table is as it was", "2:usage error", "3:catalog in use", "4:no such table, or no catalog file", "5:no Iceberg on the class path"})
+        name = "compact",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Rebuild one table now and swap it into its name, as the agent does.",
+            "The live rows stream into a few large ZSTD Parquet files with exactly one snapshot. Progress"
+                    + " shows as a bar on a terminal and as plain lines otherwise; the report follows. Files only"
+                    + " the old table references are deleted by a reclaim job after floe.reclaim.grace (see reclaim)."
+        },
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:rebuilt (or, with --dry-run, it could be)",
+            "1:the rebuild failed or was refused; the table is as it was",
+            "2:usage error",
+            "3:catalog in use",
+            "4:no such table, or no catalog file",
+            "5:no Iceberg on the class path"
+        })
 final class CompactCommand implements Callable<Integer> {
-  @Mixin CatalogOption catalog;
-  @Mixin ConfigOption config;
+    @Mixin
+    CatalogOption catalog;
 
-  @Parameters(index = "0", paramLabel = "<table>", description = "The table, namespace.table (e.g. db.events).")
-  String table;
+    @Mixin
+    ConfigOption config;
 
-  @Option(
-      names = "--prune-class",
-      paramLabel = "<class>",
-      description =
-          "A class implementing dev.floe.runtime.Prune (public no-argument constructor) that drops rows"
-              + " during the rebuild; put its jar on --classpath. Default: floe.rebuild.prune-class.")
-  String pruneClass;
+    @Parameters(index = "0", paramLabel = "<table>", description = "The table, namespace.table (e.g. db.events).")
+    String table;
 
-  @Option(names = "--dry-run", description = "Say what would happen (files, rows, bytes) and change nothing.")
-  boolean dryRun;
+    @Option(
+            names = "--prune-class",
+            paramLabel = "<class>",
+            description = "A class implementing dev.floe.runtime.Prune (public no-argument constructor) that drops rows"
+                    + " during the rebuild; put its jar on --classpath. Default: floe.rebuild.prune-class.")
+    String pruneClass;
 
-  @Override
-  public Integer call() {
-    FloeCli.requireHostLibraries();
-    return CompactRun.run(this);
-  }
+    @Option(names = "--dry-run", description = "Say what would happen (files, rows, bytes) and change nothing.")
+    boolean dryRun;
+
+    @Override
+    public Integer call() {
+        FloeCli.requireHostLibraries();
+        return CompactRun.run(this);
+    }
 }

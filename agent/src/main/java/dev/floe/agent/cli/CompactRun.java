@@ -1,11 +1,11 @@
 package dev.floe.agent.cli;
 
 import dev.floe.agent.AgentConfig;
-import dev.floe.runtime.CrashPoint;
 import dev.floe.catalog.MapDbCatalog;
 import dev.floe.runtime.CompactReport;
 import dev.floe.runtime.CompactionStep;
 import dev.floe.runtime.Compactor;
+import dev.floe.runtime.CrashPoint;
 import dev.floe.runtime.HandleRegistry;
 import dev.floe.runtime.Prune;
 import dev.floe.runtime.RebuildRefusal;
@@ -28,83 +28,94 @@ import org.apache.iceberg.catalog.TableIdentifier;
 
 /** {@code compact}: one rebuild-and-swap through the runtime's {@link Compactor}, or a dry run. */
 final class CompactRun {
-  private CompactRun() {}
+    private CompactRun() {}
 
-  static int run(CompactCommand command) {
-    Properties overrides = new Properties();
-    if (command.pruneClass != null) {
-      overrides.setProperty("floe.rebuild.prune-class", command.pruneClass);
+    static int run(CompactCommand command) {
+        Properties overrides = new Properties();
+        if (command.pruneClass != null) {
+            overrides.setProperty("floe.rebuild.prune-class", command.pruneClass);
+        }
+        AgentConfig config = command.config.load(overrides);
+        RebuildSettings settings = config.settings().rebuild();
+        TableIdentifier identifier = CatalogSession.identifier(command.table);
+        PrintStream out = System.out;
+        try (MapDbCatalog catalog = CatalogSession.open(command.catalog.file)) {
+            if (!catalog.tableExists(identifier)) {
+                throw new FloeCli.CliException(
+                        FloeCli.NOT_FOUND, "no table " + identifier + " in " + catalog.catalogFile());
+            }
+            Table table = catalog.loadTableUncached(identifier);
+            TableMetadata metadata = ((HasTableOperations) table).operations().current();
+            SourceStats source = SourceStats.of(table, metadata.currentSnapshot());
+            if (command.dryRun) {
+                return dryRun(
+                        out,
+                        catalog,
+                        identifier,
+                        metadata,
+                        source,
+                        settings,
+                        config.settings().prune().get() != Prune.NONE);
+            }
+            Prune prune = config.settings().prune().get();
+            Progress progress = new Progress(identifier, source, Progress.terminal(), System.err);
+            Compactor compactor =
+                    new Compactor(settings, new WriterGate(), new HandleRegistry(0), progress, Clock.systemUTC());
+            CompactReport report;
+            try {
+                report = compactor.compactTable(catalog, identifier, progress.counting(prune));
+            } finally {
+                progress.close();
+            }
+            out.println("floe: " + report.summary());
+            ReclaimJob job = new Reclaimer(catalog)
+                    .pending().stream()
+                            .filter(j -> j.id().equals(report.reclaimJob()))
+                            .findFirst()
+                            .orElse(null);
+            if (job != null) {
+                out.println("reclaim job " + job.id() + ": " + StatusRun.describeFiles(job) + ", due "
+                        + Text.instant(job.due()) + " (" + Text.relative(job.due(), Instant.now())
+                        + "); run `reclaim` then, or `reclaim --now` once no reader uses the old table");
+            }
+            out.flush();
+            return FloeCli.OK;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
-    AgentConfig config = command.config.load(overrides);
-    RebuildSettings settings = config.settings().rebuild();
-    TableIdentifier identifier = CatalogSession.identifier(command.table);
-    PrintStream out = System.out;
-    try (MapDbCatalog catalog = CatalogSession.open(command.catalog.file)) {
-      if (!catalog.tableExists(identifier)) {
-        throw new FloeCli.CliException(FloeCli.NOT_FOUND, "no table " + identifier + " in " + catalog.catalogFile());
-      }
-      Table table = catalog.loadTableUncached(identifier);
-      TableMetadata metadata = ((HasTableOperations) table).operations().current();
-      SourceStats source = SourceStats.of(table, metadata.currentSnapshot());
-      if (command.dryRun) {
-        return dryRun(out, catalog, identifier, metadata, source, settings, config.settings().prune().get() != Prune.NONE);
-      }
-      Prune prune = config.settings().prune().get();
-      Progress progress = new Progress(identifier, source, Progress.terminal(), System.err);
-      Compactor compactor =
-          new Compactor(settings, new WriterGate(), new HandleRegistry(0), progress, Clock.systemUTC());
-      CompactReport report;
-      try {
-        report = compactor.compactTable(catalog, identifier, progress.counting(prune));
-      } finally {
-        progress.close();
-      }
-      out.println("floe: " + report.summary());
-      ReclaimJob job =
-          new Reclaimer(catalog).pending().stream().filter(j -> j.id().equals(report.reclaimJob())).findFirst().orElse(null);
-      if (job != null) {
-        out.println("reclaim job " + job.id() + ": " + StatusRun.describeFiles(job) + ", due "
-            + Text.instant(job.due()) + " (" + Text.relative(job.due(), Instant.now())
-            + "); run `reclaim` then, or `reclaim --now` once no reader uses the old table");
-      }
-      out.flush();
-      return FloeCli.OK;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
 
-  private static int dryRun(
-      PrintStream out,
-      MapDbCatalog catalog,
-      TableIdentifier identifier,
-      TableMetadata metadata,
-      SourceStats source,
-      RebuildSettings settings,
-      boolean pruned) {
-    String refused = RebuildRefusal.of(metadata);
-    out.println("floe: dry run of compact " + identifier + " (nothing is changed)");
-    if (refused != null) {
-      out.println("  would not rebuild: the table " + refused);
-      out.flush();
-      return FloeCli.FAILED;
+    private static int dryRun(
+            PrintStream out,
+            MapDbCatalog catalog,
+            TableIdentifier identifier,
+            TableMetadata metadata,
+            SourceStats source,
+            RebuildSettings settings,
+            boolean pruned) {
+        String refused = RebuildRefusal.of(metadata);
+        out.println("floe: dry run of compact " + identifier + " (nothing is changed)");
+        if (refused != null) {
+            out.println("  would not rebuild: the table " + refused);
+            out.flush();
+            return FloeCli.FAILED;
+        }
+        long files = Math.max(1, (source.bytes() + settings.targetFileBytes() - 1) / settings.targetFileBytes());
+        int retiredMetadata = RetiredMetadata.of(catalog, identifier, metadata).size();
+        out.println("  snapshots       " + Text.count(metadata.snapshots().size()) + " -> 1");
+        out.println("  data files      " + Text.count(source.dataFiles()) + " -> " + Text.count(files) + " (at most "
+                + Text.bytes(settings.targetFileBytes()) + " each, ZSTD level " + settings.zstdLevel() + ")");
+        out.println("  rows            " + Text.count(source.rows()) + " streamed"
+                + (pruned ? " (the prune is not run in a dry run: it may drop some)" : ", all kept"));
+        out.println("  bytes read      " + Text.count(source.bytes()) + " (" + Text.bytes(source.bytes()) + ")");
+        out.println("  retires         " + Text.count(retiredMetadata) + " metadata files and what only they"
+                + " reference, deleted " + Text.duration(settings.reclaimGrace()) + " after the swap");
+        out.flush();
+        return FloeCli.OK;
     }
-    long files = Math.max(1, (source.bytes() + settings.targetFileBytes() - 1) / settings.targetFileBytes());
-    int retiredMetadata = RetiredMetadata.of(catalog, identifier, metadata).size();
-    out.println("  snapshots       " + Text.count(metadata.snapshots().size()) + " -> 1");
-    out.println("  data files      " + Text.count(source.dataFiles()) + " -> " + Text.count(files) + " (at most "
-        + Text.bytes(settings.targetFileBytes()) + " each, ZSTD level " + settings.zstdLevel() + ")");
-    out.println("  rows            " + Text.count(source.rows()) + " streamed"
-        + (pruned ? " (the prune is not run in a dry run: it may drop some)" : ", all kept"));
-    out.println("  bytes read      " + Text.count(source.bytes()) + " (" + Text.bytes(source.bytes()) + ")");
-    out.println("  retires         " + Text.count(retiredMetadata) + " metadata files and what only they"
-        + " reference, deleted " + Text.duration(settings.reclaimGrace()) + " after the swap");
-    out.flush();
-    return FloeCli.OK;
-  }
 
-  /** Reaching each step also reaches the crash point of the same name, as the agent's rebuilds do. */
-  static void crashPoint(CompactionStep step) {
-    CrashPoint.reach("rebuild." + step);
-  }
+    /** Reaching each step also reaches the crash point of the same name, as the agent's rebuilds do. */
+    static void crashPoint(CompactionStep step) {
+        CrashPoint.reach("rebuild." + step);
+    }
 }

@@ -8,30 +8,29 @@ import picocli.CommandLine.Option;
 
 /** {@code --config <floe.properties>}: the agent's configuration, for its rebuild settings. */
 final class ConfigOption {
-  @Option(
-      names = "--config",
-      paramLabel = "<floe.properties>",
-      description =
-          "The agent's configuration file (-javaagent:floe-agent.jar=<file>): its floe.rebuild.* and"
-              + " floe.reclaim.grace apply. Default: built-in defaults and any -Dfloe.<key>=... of this JVM.")
-  Path file;
+    @Option(
+            names = "--config",
+            paramLabel = "<floe.properties>",
+            description = "The agent's configuration file (-javaagent:floe-agent.jar=<file>): its floe.rebuild.* and"
+                    + " floe.reclaim.grace apply. Default: built-in defaults and any -Dfloe.<key>=... of this JVM.")
+    Path file;
 
-  /** The configuration, with {@code overrides} (floe.* keys) over the file and -D values. */
-  AgentConfig load(Properties overrides) {
-    Properties system = new Properties();
-    for (String name : System.getProperties().stringPropertyNames()) {
-      if (name.startsWith("floe.")) {
-        system.setProperty(name, System.getProperty(name));
-      }
+    /** The configuration, with {@code overrides} (floe.* keys) over the file and -D values. */
+    AgentConfig load(Properties overrides) {
+        Properties system = new Properties();
+        for (String name : System.getProperties().stringPropertyNames()) {
+            if (name.startsWith("floe.")) {
+                system.setProperty(name, System.getProperty(name));
+            }
+        }
+        system.putAll(overrides);
+        AgentConfig config;
+        try {
+            config = AgentConfig.load(file == null ? null : file.toString(), system, FloeCli.class.getClassLoader());
+        } catch (ConfigException e) {
+            throw new FloeCli.CliException(FloeCli.USAGE, e.getMessage());
+        }
+        config.warnings().forEach(w -> System.err.println("floe: warning: " + w));
+        return config;
     }
-    system.putAll(overrides);
-    AgentConfig config;
-    try {
-      config = AgentConfig.load(file == null ? null : file.toString(), system, FloeCli.class.getClassLoader());
-    } catch (ConfigException e) {
-      throw new FloeCli.CliException(FloeCli.USAGE, e.getMessage());
-    }
-    config.warnings().forEach(w -> System.err.println("floe: warning: " + w));
-    return config;
-  }
 }

@@ -17,30 +17,35 @@ import java.util.List;
  * IsolatingLoader}, which the new loader does not see: {@link FloeCli} itself must load there.
  */
 final class HostLoader {
-  private HostLoader() {}
+    private HostLoader() {}
 
-  static int run(String[] args, String classPath) {
-    List<URL> urls = new ArrayList<>();
-    Path agentJar;
-    try {
-      agentJar = Path.of(FloeCli.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-      for (Path entry : FloeCli.expand(classPath)) {
-        urls.add(entry.toUri().toURL());
-      }
-    } catch (IllegalArgumentException | IOException | URISyntaxException e) {
-      System.err.println("floe: " + e.getMessage());
-      return FloeCli.NO_ICEBERG;
+    static int run(String[] args, String classPath) {
+        List<URL> urls = new ArrayList<>();
+        Path agentJar;
+        try {
+            agentJar = Path.of(FloeCli.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
+            for (Path entry : FloeCli.expand(classPath)) {
+                urls.add(entry.toUri().toURL());
+            }
+        } catch (IllegalArgumentException | IOException | URISyntaxException e) {
+            System.err.println("floe: " + e.getMessage());
+            return FloeCli.NO_ICEBERG;
+        }
+        URLClassLoader host =
+                new URLClassLoader("floe-cli-host", urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader());
+        ClassLoader loader = new IsolatingLoader("floe-cli", agentJar, host);
+        Thread.currentThread().setContextClassLoader(loader);
+        try {
+            Class<?> main = Class.forName(FloeCli.class.getName(), true, loader);
+            return (Integer) main.getMethod("execute", String[].class).invoke(null, (Object) args);
+        } catch (InvocationTargetException e) {
+            throw new IllegalStateException("floe CLI failed", e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("floe CLI cannot start in its class loader", e);
+        }
     }
-    URLClassLoader host = new URLClassLoader("floe-cli-host", urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader());
-    ClassLoader loader = new IsolatingLoader("floe-cli", agentJar, host);
-    Thread.currentThread().setContextClassLoader(loader);
-    try {
-      Class<?> main = Class.forName(FloeCli.class.getName(), true, loader);
-      return (Integer) main.getMethod("execute", String[].class).invoke(null, (Object) args);
-    } catch (InvocationTargetException e) {
-      throw new IllegalStateException("floe CLI failed", e.getCause());
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("floe CLI cannot start in its class loader", e);
-    }
-  }
 }

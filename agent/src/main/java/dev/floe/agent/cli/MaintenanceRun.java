@@ -16,62 +16,70 @@ import org.apache.iceberg.catalog.TableIdentifier;
 
 /** {@code reclaim} and {@code recover}. */
 final class MaintenanceRun {
-  private MaintenanceRun() {}
+    private MaintenanceRun() {}
 
-  static int reclaim(ReclaimCommand command) {
-    PrintStream out = System.out;
-    Instant now = Instant.now();
-    try (MapDbCatalog catalog = CatalogSession.open(command.catalog.file)) {
-      Reclaimer reclaimer = new Reclaimer(catalog);
-      List<ReclaimJob> before = reclaimer.pending();
-      Reclaimer.Result result = command.now ? reclaimer.runAll() : reclaimer.runDue(now);
-      report(out, before, reclaimer.pending(), result, command.now, now);
-      out.flush();
-      return FloeCli.OK;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    static int reclaim(ReclaimCommand command) {
+        PrintStream out = System.out;
+        Instant now = Instant.now();
+        try (MapDbCatalog catalog = CatalogSession.open(command.catalog.file)) {
+            Reclaimer reclaimer = new Reclaimer(catalog);
+            List<ReclaimJob> before = reclaimer.pending();
+            Reclaimer.Result result = command.now ? reclaimer.runAll() : reclaimer.runDue(now);
+            report(out, before, reclaimer.pending(), result, command.now, now);
+            out.flush();
+            return FloeCli.OK;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
-  }
 
-  static int recover(RecoverCommand command) {
-    PrintStream out = System.out;
-    Instant now = Instant.now();
-    try (MapDbCatalog catalog = CatalogSession.open(command.catalog.file)) {
-      Map<TableIdentifier, TableIdentifier> unfinished = Recovery.unfinishedRebuilds(catalog);
-      List<ReclaimJob> before = new Reclaimer(catalog).pending();
-      Recovery.Result result = Recovery.run(catalog, now);
-      if (result.scratchTablesDiscarded().isEmpty()) {
-        out.println("floe: no unfinished rebuild to discard");
-      }
-      for (TableIdentifier scratch : result.scratchTablesDiscarded()) {
-        TableIdentifier live = unfinished.get(scratch);
-        out.println("floe: discarded scratch table " + scratch + " and the files it wrote (an unfinished rebuild"
-            + (live == null ? "" : " of " + live) + ")");
-      }
-      report(out, before, new Reclaimer(catalog).pending(), result.reclaimed(), false, now);
-      out.flush();
-      return FloeCli.OK;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    static int recover(RecoverCommand command) {
+        PrintStream out = System.out;
+        Instant now = Instant.now();
+        try (MapDbCatalog catalog = CatalogSession.open(command.catalog.file)) {
+            Map<TableIdentifier, TableIdentifier> unfinished = Recovery.unfinishedRebuilds(catalog);
+            List<ReclaimJob> before = new Reclaimer(catalog).pending();
+            Recovery.Result result = Recovery.run(catalog, now);
+            if (result.scratchTablesDiscarded().isEmpty()) {
+                out.println("floe: no unfinished rebuild to discard");
+            }
+            for (TableIdentifier scratch : result.scratchTablesDiscarded()) {
+                TableIdentifier live = unfinished.get(scratch);
+                out.println("floe: discarded scratch table " + scratch
+                        + " and the files it wrote (an unfinished rebuild" + (live == null ? "" : " of " + live) + ")");
+            }
+            report(out, before, new Reclaimer(catalog).pending(), result.reclaimed(), false, now);
+            out.flush();
+            return FloeCli.OK;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
-  }
 
-  private static void report(
-      PrintStream out, List<ReclaimJob> before, List<ReclaimJob> after, Reclaimer.Result result, boolean all, Instant now) {
-    Set<String> left = after.stream().map(ReclaimJob::id).collect(Collectors.toSet());
-    for (ReclaimJob job : before) {
-      boolean ran = !left.contains(job.id());
-      if (ran) {
-        out.println("floe: ran reclaim job " + job.id() + " of " + job.table() + " (due " + Text.instant(job.due()) + ")");
-      } else if (all || !job.due().isAfter(now)) {
-        out.println("floe: reclaim job " + job.id() + " waits: table " + job.table() + " is gone (renamed or dropped)");
-      } else {
-        out.println("floe: reclaim job " + job.id() + " of " + job.table() + " is not due yet: due "
-            + Text.instant(job.due()) + " (" + Text.relative(job.due(), now) + "); `reclaim --now` runs it now");
-      }
+    private static void report(
+            PrintStream out,
+            List<ReclaimJob> before,
+            List<ReclaimJob> after,
+            Reclaimer.Result result,
+            boolean all,
+            Instant now) {
+        Set<String> left = after.stream().map(ReclaimJob::id).collect(Collectors.toSet());
+        for (ReclaimJob job : before) {
+            boolean ran = !left.contains(job.id());
+            if (ran) {
+                out.println("floe: ran reclaim job " + job.id() + " of " + job.table() + " (due "
+                        + Text.instant(job.due()) + ")");
+            } else if (all || !job.due().isAfter(now)) {
+                out.println("floe: reclaim job " + job.id() + " waits: table " + job.table()
+                        + " is gone (renamed or dropped)");
+            } else {
+                out.println("floe: reclaim job " + job.id() + " of " + job.table() + " is not due yet: due "
+                        + Text.instant(job.due()) + " (" + Text.relative(job.due(), now)
+                        + "); `reclaim --now` runs it now");
+            }
+        }
+        out.println("floe: reclaim: " + result.jobs() + (result.jobs() == 1 ? " job" : " jobs") + " run, "
+                + Text.count(result.filesDeleted()) + " files deleted, " + Text.count(result.filesKept())
+                + " kept (referenced again), " + after.size() + " pending");
     }
-    out.println("floe: reclaim: " + result.jobs() + (result.jobs() == 1 ? " job" : " jobs") + " run, "
-        + Text.count(result.filesDeleted()) + " files deleted, " + Text.count(result.filesKept())
-        + " kept (referenced again), " + after.size() + " pending");
-  }
 }

@@ -1,10 +1,9 @@
 package dev.floe.agent.cli;
 
-import dev.floe.runtime.SourceStats;
-
 import dev.floe.runtime.CompactionProbe;
 import dev.floe.runtime.CompactionStep;
 import dev.floe.runtime.Prune;
+import dev.floe.runtime.SourceStats;
 import java.io.Console;
 import java.io.PrintStream;
 import java.lang.reflect.Method;
@@ -19,158 +18,164 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * place; otherwise a plain line per step and one every few seconds while rows stream.
  */
 final class Progress implements CompactionProbe, AutoCloseable {
-  private static final long PLAIN_EVERY_NANOS = 5_000_000_000L;
-  private static final int BAR = 30;
+    private static final long PLAIN_EVERY_NANOS = 5_000_000_000L;
+    private static final int BAR = 30;
 
-  private final TableIdentifier table;
-  private final SourceStats source;
-  private final boolean terminal;
-  private final PrintStream out;
-  private final AtomicLong rows = new AtomicLong();
-  private final AtomicLong files = new AtomicLong();
-  private volatile long started = System.nanoTime();
-  private volatile boolean streaming;
-  private volatile boolean closed;
-  private final Thread ticker;
-  private int lastWidth;
+    private final TableIdentifier table;
+    private final SourceStats source;
+    private final boolean terminal;
+    private final PrintStream out;
+    private final AtomicLong rows = new AtomicLong();
+    private final AtomicLong files = new AtomicLong();
+    private volatile long started = System.nanoTime();
+    private volatile boolean streaming;
+    private volatile boolean closed;
+    private final Thread ticker;
+    private int lastWidth;
 
-  Progress(TableIdentifier table, SourceStats source, boolean terminal, PrintStream out) {
-    this.table = table;
-    this.source = source;
-    this.terminal = terminal;
-    this.out = out;
-    this.ticker = new Thread(this::tick, "floe-cli-progress");
-    ticker.setDaemon(true);
-    ticker.start();
-  }
-
-  /** True when standard output and error go to a terminal. */
-  static boolean terminal() {
-    Console console = System.console();
-    if (console == null) {
-      return false;
+    Progress(TableIdentifier table, SourceStats source, boolean terminal, PrintStream out) {
+        this.table = table;
+        this.source = source;
+        this.terminal = terminal;
+        this.out = out;
+        this.ticker = new Thread(this::tick, "floe-cli-progress");
+        ticker.setDaemon(true);
+        ticker.start();
     }
-    try {
-      // Java 22+: System.console() is non-null even when redirected; isTerminal() tells
-      Method isTerminal = Console.class.getMethod("isTerminal");
-      return (Boolean) isTerminal.invoke(console);
-    } catch (NoSuchMethodException e) {
-      return true;
-    } catch (ReflectiveOperationException | RuntimeException e) {
-      return false;
-    }
-  }
 
-  /** {@code prune}, counting every row it sees. */
-  Prune counting(Prune prune) {
-    return row -> {
-      rows.incrementAndGet();
-      return prune.drop(row);
-    };
-  }
-
-  @Override
-  public void reached(CompactionStep step, TableIdentifier at) {
-    CompactRun.crashPoint(step);
-    switch (step) {
-      case PINNED:
-        rows.set(0);
-        files.set(0);
-        started = System.nanoTime();
-        line("reading " + Text.count(source.rows()) + " rows in " + Text.count(source.dataFiles()) + " data files ("
-            + Text.bytes(source.bytes()) + ")");
-        break;
-      case SCRATCH_CREATED:
-        streaming = true;
-        break;
-      case FILE_STARTED:
-        line("writing rebuilt file " + files.incrementAndGet());
-        break;
-      case ROWS_WRITTEN:
-        streaming = false;
-        line(progress() + ", all rows written");
-        break;
-      case CAUGHT_UP:
-        line("caught up with commits since the base; committing the rebuilt table");
-        break;
-      case SWAPPED:
-        line("swapped the rebuilt table into " + table);
-        break;
-      case RECLAIM_RECORDED:
-        line("reclaim job recorded");
-        break;
-      default:
-        break;
-    }
-  }
-
-  private synchronized void line(String text) {
-    clearBar();
-    out.println("floe: compact " + table + ": " + text);
-    out.flush();
-    if (terminal && streaming) {
-      drawBar();
-    }
-  }
-
-  private void tick() {
-    long lastPlain = System.nanoTime();
-    while (!closed) {
-      try {
-        Thread.sleep(terminal ? 200 : 500);
-      } catch (InterruptedException e) {
-        return;
-      }
-      if (!streaming || closed) {
-        continue;
-      }
-      if (terminal) {
-        synchronized (this) {
-          drawBar();
+    /** True when standard output and error go to a terminal. */
+    static boolean terminal() {
+        Console console = System.console();
+        if (console == null) {
+            return false;
         }
-      } else if (System.nanoTime() - lastPlain >= PLAIN_EVERY_NANOS) {
-        lastPlain = System.nanoTime();
-        line(progress());
-      }
+        try {
+            // Java 22+: System.console() is non-null even when redirected; isTerminal() tells
+            Method isTerminal = Console.class.getMethod("isTerminal");
+            return (Boolean) isTerminal.invoke(console);
+        } catch (NoSuchMethodException e) {
+            return true;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return false;
+        }
     }
-  }
 
-  /** "1,200/1,500 rows (80%), ~0.9 MiB/1.2 MiB read, 3,000 rows/s, ETA 0s" */
-  private String progress() {
-    long done = rows.get();
-    long total = Math.max(source.rows(), done);
-    double share = total == 0 ? 1 : (double) done / total;
-    double seconds = Math.max(1e-3, (System.nanoTime() - started) / 1e9);
-    double rate = done / seconds;
-    String eta = rate <= 0 ? "?" : Text.duration(Duration.ofSeconds((long) Math.ceil((total - done) / rate)));
-    return String.format(
-        Locale.ROOT, "%s/%s rows (%d%%), ~%s/%s read, %s rows/s, ETA %s",
-        Text.count(done), Text.count(total), Math.round(share * 100), Text.bytes((long) (source.bytes() * share)),
-        Text.bytes(source.bytes()), Text.count(Math.round(rate)), eta);
-  }
-
-  private void drawBar() {
-    long total = Math.max(1, Math.max(source.rows(), rows.get()));
-    int filled = (int) Math.min(BAR, BAR * rows.get() / total);
-    String bar = "[" + "#".repeat(filled) + ".".repeat(BAR - filled) + "] " + progress();
-    out.print("\r" + bar + " ".repeat(Math.max(0, lastWidth - bar.length())));
-    out.flush();
-    lastWidth = bar.length();
-  }
-
-  private void clearBar() {
-    if (terminal && lastWidth > 0) {
-      out.print("\r" + " ".repeat(lastWidth) + "\r");
-      lastWidth = 0;
+    /** {@code prune}, counting every row it sees. */
+    Prune counting(Prune prune) {
+        return row -> {
+            rows.incrementAndGet();
+            return prune.drop(row);
+        };
     }
-  }
 
-  @Override
-  public synchronized void close() {
-    closed = true;
-    streaming = false;
-    clearBar();
-    out.flush();
-    ticker.interrupt();
-  }
+    @Override
+    public void reached(CompactionStep step, TableIdentifier at) {
+        CompactRun.crashPoint(step);
+        switch (step) {
+            case PINNED:
+                rows.set(0);
+                files.set(0);
+                started = System.nanoTime();
+                line("reading " + Text.count(source.rows()) + " rows in " + Text.count(source.dataFiles())
+                        + " data files (" + Text.bytes(source.bytes()) + ")");
+                break;
+            case SCRATCH_CREATED:
+                streaming = true;
+                break;
+            case FILE_STARTED:
+                line("writing rebuilt file " + files.incrementAndGet());
+                break;
+            case ROWS_WRITTEN:
+                streaming = false;
+                line(progress() + ", all rows written");
+                break;
+            case CAUGHT_UP:
+                line("caught up with commits since the base; committing the rebuilt table");
+                break;
+            case SWAPPED:
+                line("swapped the rebuilt table into " + table);
+                break;
+            case RECLAIM_RECORDED:
+                line("reclaim job recorded");
+                break;
+            default:
+                break;
+        }
+    }
+
+    private synchronized void line(String text) {
+        clearBar();
+        out.println("floe: compact " + table + ": " + text);
+        out.flush();
+        if (terminal && streaming) {
+            drawBar();
+        }
+    }
+
+    private void tick() {
+        long lastPlain = System.nanoTime();
+        while (!closed) {
+            try {
+                Thread.sleep(terminal ? 200 : 500);
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (!streaming || closed) {
+                continue;
+            }
+            if (terminal) {
+                synchronized (this) {
+                    drawBar();
+                }
+            } else if (System.nanoTime() - lastPlain >= PLAIN_EVERY_NANOS) {
+                lastPlain = System.nanoTime();
+                line(progress());
+            }
+        }
+    }
+
+    /** "1,200/1,500 rows (80%), ~0.9 MiB/1.2 MiB read, 3,000 rows/s, ETA 0s" */
+    private String progress() {
+        long done = rows.get();
+        long total = Math.max(source.rows(), done);
+        double share = total == 0 ? 1 : (double) done / total;
+        double seconds = Math.max(1e-3, (System.nanoTime() - started) / 1e9);
+        double rate = done / seconds;
+        String eta = rate <= 0 ? "?" : Text.duration(Duration.ofSeconds((long) Math.ceil((total - done) / rate)));
+        return String.format(
+                Locale.ROOT,
+                "%s/%s rows (%d%%), ~%s/%s read, %s rows/s, ETA %s",
+                Text.count(done),
+                Text.count(total),
+                Math.round(share * 100),
+                Text.bytes((long) (source.bytes() * share)),
+                Text.bytes(source.bytes()),
+                Text.count(Math.round(rate)),
+                eta);
+    }
+
+    private void drawBar() {
+        long total = Math.max(1, Math.max(source.rows(), rows.get()));
+        int filled = (int) Math.min(BAR, BAR * rows.get() / total);
+        String bar = "[" + "#".repeat(filled) + ".".repeat(BAR - filled) + "] " + progress();
+        out.print("\r" + bar + " ".repeat(Math.max(0, lastWidth - bar.length())));
+        out.flush();
+        lastWidth = bar.length();
+    }
+
+    private void clearBar() {
+        if (terminal && lastWidth > 0) {
+            out.print("\r" + " ".repeat(lastWidth) + "\r");
+            lastWidth = 0;
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        streaming = false;
+        clearBar();
+        out.flush();
+        ticker.interrupt();
+    }
 }

@@ -5,21 +5,29 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
 @Command(
-    name = "recover",
-    mixinStandardHelpOptions = true,
-    description = {
-      "Run the agent's start-up recovery now and print what it cleaned.",
-      "Discards the scratch tables (and every file they wrote) of rebuilds a process left"
-          + " unfinished, then runs the reclaim jobs that are due."
-    },
-    exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"0:ok (also when there was nothing to do)", "1:failed", "2:usage error", "3:catalog in use", "4:no catalog file", "5:no Iceberg on the class path"})
+        name = "recover",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Run the agent's start-up recovery now and print what it cleaned.",
+            "Discards the scratch tables (and every file they wrote) of rebuilds a process left"
+                    + " unfinished, then runs the reclaim jobs that are due."
+        },
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:ok (also when there was nothing to do)",
+            "1:failed",
+            "2:usage error",
+            "3:catalog in use",
+            "4:no catalog file",
+            "5:no Iceberg on the class path"
+        })
 final class RecoverCommand implements Callable<Integer> {
-  @Mixin CatalogOption catalog;
+    @Mixin
+    CatalogOption catalog;
 
-  @Override
-  public Integer call() {
-    FloeCli.requireHostLibraries();
-    return MaintenanceRun.recover(this);
-  }
+    @Override
+    public Integer call() {
+        FloeCli.requireHostLibraries();
+        return MaintenanceRun.recover(this);
+    }
 }

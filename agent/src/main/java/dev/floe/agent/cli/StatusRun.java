@@ -23,172 +23,193 @@ import org.apache.iceberg.io.CloseableIterable;
 
 /** {@code status}: reads the catalog and each table's current metadata; changes nothing. */
 final class StatusRun {
-  static final String REBUILD_KEY = "floe.rebuild-of-snapshot";
+    static final String REBUILD_KEY = "floe.rebuild-of-snapshot";
 
-  private StatusRun() {}
+    private StatusRun() {}
 
-  record TableStatus(
-      TableIdentifier table,
-      int snapshots,
-      long dataFiles,
-      long smallDataFiles,
-      long dataBytes,
-      long metadataBytes,
-      long rows,
-      Instant lastRebuild,
-      List<ReclaimJob> reclaimJobs) {}
+    record TableStatus(
+            TableIdentifier table,
+            int snapshots,
+            long dataFiles,
+            long smallDataFiles,
+            long dataBytes,
+            long metadataBytes,
+            long rows,
+            Instant lastRebuild,
+            List<ReclaimJob> reclaimJobs) {}
 
-  static int run(StatusCommand command) {
-    long smallBelow = command.config.load(new Properties()).settings().rebuild().targetFileBytes() / 4;
-    PrintStream out = System.out;
-    Instant now = Instant.now();
-    try (MapDbCatalog catalog = CatalogSession.open(command.catalog.file)) {
-      Map<TableIdentifier, TableIdentifier> unfinished = Recovery.unfinishedRebuilds(catalog);
-      List<TableIdentifier> tables = CatalogSession.tables(catalog, command.glob);
-      tables.removeAll(unfinished.keySet());
-      if (tables.isEmpty() && command.glob != null) {
-        throw new FloeCli.CliException(
-            FloeCli.NOT_FOUND, "no table matches '" + command.glob + "' in " + catalog.catalogFile());
-      }
-      List<ReclaimJob> jobs = new Reclaimer(catalog).pending();
-      List<TableStatus> statuses = new ArrayList<>();
-      for (TableIdentifier table : tables) {
-        List<ReclaimJob> own =
-            jobs.stream().filter(j -> j.table().equals(table)).collect(Collectors.toList());
-        statuses.add(status(catalog, table, smallBelow, own));
-      }
-      if (command.json) {
-        out.println(json(catalog, statuses, unfinished, smallBelow, now));
-      } else {
-        text(out, catalog, statuses, unfinished, smallBelow, now);
-      }
-      out.flush();
-      return FloeCli.OK;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  static TableStatus status(MapDbCatalog catalog, TableIdentifier identifier, long smallBelow, List<ReclaimJob> jobs) {
-    Table table = catalog.loadTableUncached(identifier);
-    TableMetadata metadata = ((HasTableOperations) table).operations().current();
-    Snapshot current = metadata.currentSnapshot();
-    long metadataBytes = table.io().newInputFile(metadata.metadataFileLocation()).getLength();
-    long dataFiles = 0;
-    long small = 0;
-    long dataBytes = 0;
-    long rows = 0;
-    Instant lastRebuild = null;
-    if (current != null) {
-      try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
-        for (FileScanTask task : tasks) {
-          dataFiles += 1;
-          dataBytes += task.file().fileSizeInBytes();
-          if (task.file().fileSizeInBytes() < smallBelow) {
-            small += 1;
-          }
+    static int run(StatusCommand command) {
+        long smallBelow =
+                command.config.load(new Properties()).settings().rebuild().targetFileBytes() / 4;
+        PrintStream out = System.out;
+        Instant now = Instant.now();
+        try (MapDbCatalog catalog = CatalogSession.open(command.catalog.file)) {
+            Map<TableIdentifier, TableIdentifier> unfinished = Recovery.unfinishedRebuilds(catalog);
+            List<TableIdentifier> tables = CatalogSession.tables(catalog, command.glob);
+            tables.removeAll(unfinished.keySet());
+            if (tables.isEmpty() && command.glob != null) {
+                throw new FloeCli.CliException(
+                        FloeCli.NOT_FOUND, "no table matches '" + command.glob + "' in " + catalog.catalogFile());
+            }
+            List<ReclaimJob> jobs = new Reclaimer(catalog).pending();
+            List<TableStatus> statuses = new ArrayList<>();
+            for (TableIdentifier table : tables) {
+                List<ReclaimJob> own =
+                        jobs.stream().filter(j -> j.table().equals(table)).collect(Collectors.toList());
+                statuses.add(status(catalog, table, smallBelow, own));
+            }
+            if (command.json) {
+                out.println(json(catalog, statuses, unfinished, smallBelow, now));
+            } else {
+                text(out, catalog, statuses, unfinished, smallBelow, now);
+            }
+            out.flush();
+            return FloeCli.OK;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-      rows = Long.parseLong(current.summary().getOrDefault("total-records", "0"));
-      // a rebuild leaves one snapshot that names its base; later appends follow it
-      for (Snapshot snapshot : metadata.snapshots()) {
-        if (snapshot.summary().containsKey(REBUILD_KEY)) {
-          Instant at = Instant.ofEpochMilli(snapshot.timestampMillis());
-          if (lastRebuild == null || at.isAfter(lastRebuild)) {
-            lastRebuild = at;
-          }
+    }
+
+    static TableStatus status(
+            MapDbCatalog catalog, TableIdentifier identifier, long smallBelow, List<ReclaimJob> jobs) {
+        Table table = catalog.loadTableUncached(identifier);
+        TableMetadata metadata = ((HasTableOperations) table).operations().current();
+        Snapshot current = metadata.currentSnapshot();
+        long metadataBytes =
+                table.io().newInputFile(metadata.metadataFileLocation()).getLength();
+        long dataFiles = 0;
+        long small = 0;
+        long dataBytes = 0;
+        long rows = 0;
+        Instant lastRebuild = null;
+        if (current != null) {
+            try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+                for (FileScanTask task : tasks) {
+                    dataFiles += 1;
+                    dataBytes += task.file().fileSizeInBytes();
+                    if (task.file().fileSizeInBytes() < smallBelow) {
+                        small += 1;
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            rows = Long.parseLong(current.summary().getOrDefault("total-records", "0"));
+            // a rebuild leaves one snapshot that names its base; later appends follow it
+            for (Snapshot snapshot : metadata.snapshots()) {
+                if (snapshot.summary().containsKey(REBUILD_KEY)) {
+                    Instant at = Instant.ofEpochMilli(snapshot.timestampMillis());
+                    if (lastRebuild == null || at.isAfter(lastRebuild)) {
+                        lastRebuild = at;
+                    }
+                }
+            }
         }
-      }
+        return new TableStatus(
+                identifier,
+                metadata.snapshots().size(),
+                dataFiles,
+                small,
+                dataBytes,
+                metadataBytes,
+                rows,
+                lastRebuild,
+                jobs);
     }
-    return new TableStatus(
-        identifier, metadata.snapshots().size(), dataFiles, small, dataBytes, metadataBytes, rows, lastRebuild, jobs);
-  }
 
-  private static void text(
-      PrintStream out,
-      MapDbCatalog catalog,
-      List<TableStatus> statuses,
-      Map<TableIdentifier, TableIdentifier> unfinished,
-      long smallBelow,
-      Instant now) {
-    out.println("catalog " + catalog.catalogFile() + ": " + statuses.size() + (statuses.size() == 1 ? " table" : " tables"));
-    for (TableStatus s : statuses) {
-      out.println();
-      out.println(s.table());
-      out.println("  snapshots       " + Text.count(s.snapshots()));
-      out.println("  data files      " + Text.count(s.dataFiles()) + " (" + Text.count(s.smallDataFiles())
-          + " small, under " + Text.bytes(smallBelow) + "), " + Text.bytes(s.dataBytes()));
-      out.println("  metadata bytes  " + Text.count(s.metadataBytes()) + " (current metadata file)");
-      out.println("  rows            " + Text.count(s.rows()));
-      out.println("  last rebuild    " + (s.lastRebuild() == null ? "never" : Text.instant(s.lastRebuild())));
-      if (s.reclaimJobs().isEmpty()) {
-        out.println("  reclaim jobs    none pending");
-      } else {
-        out.println("  reclaim jobs    " + s.reclaimJobs().size() + " pending");
-        for (ReclaimJob job : s.reclaimJobs()) {
-          out.println("    " + job.id() + "  due " + Text.instant(job.due()) + " (" + Text.relative(job.due(), now)
-              + "), " + describeFiles(job));
+    private static void text(
+            PrintStream out,
+            MapDbCatalog catalog,
+            List<TableStatus> statuses,
+            Map<TableIdentifier, TableIdentifier> unfinished,
+            long smallBelow,
+            Instant now) {
+        out.println("catalog " + catalog.catalogFile() + ": " + statuses.size()
+                + (statuses.size() == 1 ? " table" : " tables"));
+        for (TableStatus s : statuses) {
+            out.println();
+            out.println(s.table());
+            out.println("  snapshots       " + Text.count(s.snapshots()));
+            out.println("  data files      " + Text.count(s.dataFiles()) + " (" + Text.count(s.smallDataFiles())
+                    + " small, under " + Text.bytes(smallBelow) + "), " + Text.bytes(s.dataBytes()));
+            out.println("  metadata bytes  " + Text.count(s.metadataBytes()) + " (current metadata file)");
+            out.println("  rows            " + Text.count(s.rows()));
+            out.println("  last rebuild    " + (s.lastRebuild() == null ? "never" : Text.instant(s.lastRebuild())));
+            if (s.reclaimJobs().isEmpty()) {
+                out.println("  reclaim jobs    none pending");
+            } else {
+                out.println("  reclaim jobs    " + s.reclaimJobs().size() + " pending");
+                for (ReclaimJob job : s.reclaimJobs()) {
+                    out.println("    " + job.id() + "  due " + Text.instant(job.due()) + " ("
+                            + Text.relative(job.due(), now) + "), " + describeFiles(job));
+                }
+            }
         }
-      }
+        if (!unfinished.isEmpty()) {
+            out.println();
+            out.println(
+                    "unfinished rebuilds (a process died mid-rebuild; `recover` or the agent's next start discards them):");
+            unfinished.forEach((scratch, live) -> out.println("  " + scratch + " (rebuilding " + live + ")"));
+        }
     }
-    if (!unfinished.isEmpty()) {
-      out.println();
-      out.println("unfinished rebuilds (a process died mid-rebuild; `recover` or the agent's next start discards them):");
-      unfinished.forEach((scratch, live) -> out.println("  " + scratch + " (rebuilding " + live + ")"));
-    }
-  }
 
-  static String describeFiles(ReclaimJob job) {
-    return job.expanded()
-        ? Text.count(job.paths().size()) + " files to delete"
-        : Text.count(job.paths().size()) + " retired metadata files (files they reference are listed when it runs)";
-  }
+    static String describeFiles(ReclaimJob job) {
+        return job.expanded()
+                ? Text.count(job.paths().size()) + " files to delete"
+                : Text.count(job.paths().size())
+                        + " retired metadata files (files they reference are listed when it runs)";
+    }
 
-  private static String json(
-      MapDbCatalog catalog,
-      List<TableStatus> statuses,
-      Map<TableIdentifier, TableIdentifier> unfinished,
-      long smallBelow,
-      Instant now) {
-    StringBuilder out = new StringBuilder();
-    out.append("{\"catalog\":").append(Text.json(catalog.catalogFile().toString()));
-    out.append(",\"time\":").append(Text.json(now.toString()));
-    out.append(",\"smallFileBytes\":").append(smallBelow);
-    out.append(",\"tables\":[");
-    for (int i = 0; i < statuses.size(); i++) {
-      TableStatus s = statuses.get(i);
-      out.append(i == 0 ? "" : ",").append('{');
-      out.append("\"table\":").append(Text.json(s.table().toString()));
-      out.append(",\"snapshots\":").append(s.snapshots());
-      out.append(",\"dataFiles\":").append(s.dataFiles());
-      out.append(",\"smallDataFiles\":").append(s.smallDataFiles());
-      out.append(",\"dataBytes\":").append(s.dataBytes());
-      out.append(",\"metadataBytes\":").append(s.metadataBytes());
-      out.append(",\"rows\":").append(s.rows());
-      out.append(",\"lastRebuild\":").append(s.lastRebuild() == null ? "null" : Text.json(s.lastRebuild().toString()));
-      out.append(",\"reclaimJobs\":[");
-      for (int j = 0; j < s.reclaimJobs().size(); j++) {
-        ReclaimJob job = s.reclaimJobs().get(j);
-        out.append(j == 0 ? "" : ",").append('{');
-        out.append("\"id\":").append(Text.json(job.id()));
-        out.append(",\"due\":").append(Text.json(job.due().toString()));
-        out.append(",\"isDue\":").append(!job.due().isAfter(now));
-        out.append(",\"expanded\":").append(job.expanded());
-        out.append(",\"paths\":").append(job.paths().size());
-        out.append('}');
-      }
-      out.append("]}");
+    private static String json(
+            MapDbCatalog catalog,
+            List<TableStatus> statuses,
+            Map<TableIdentifier, TableIdentifier> unfinished,
+            long smallBelow,
+            Instant now) {
+        StringBuilder out = new StringBuilder();
+        out.append("{\"catalog\":").append(Text.json(catalog.catalogFile().toString()));
+        out.append(",\"time\":").append(Text.json(now.toString()));
+        out.append(",\"smallFileBytes\":").append(smallBelow);
+        out.append(",\"tables\":[");
+        for (int i = 0; i < statuses.size(); i++) {
+            TableStatus s = statuses.get(i);
+            out.append(i == 0 ? "" : ",").append('{');
+            out.append("\"table\":").append(Text.json(s.table().toString()));
+            out.append(",\"snapshots\":").append(s.snapshots());
+            out.append(",\"dataFiles\":").append(s.dataFiles());
+            out.append(",\"smallDataFiles\":").append(s.smallDataFiles());
+            out.append(",\"dataBytes\":").append(s.dataBytes());
+            out.append(",\"metadataBytes\":").append(s.metadataBytes());
+            out.append(",\"rows\":").append(s.rows());
+            out.append(",\"lastRebuild\":")
+                    .append(
+                            s.lastRebuild() == null
+                                    ? "null"
+                                    : Text.json(s.lastRebuild().toString()));
+            out.append(",\"reclaimJobs\":[");
+            for (int j = 0; j < s.reclaimJobs().size(); j++) {
+                ReclaimJob job = s.reclaimJobs().get(j);
+                out.append(j == 0 ? "" : ",").append('{');
+                out.append("\"id\":").append(Text.json(job.id()));
+                out.append(",\"due\":").append(Text.json(job.due().toString()));
+                out.append(",\"isDue\":").append(!job.due().isAfter(now));
+                out.append(",\"expanded\":").append(job.expanded());
+                out.append(",\"paths\":").append(job.paths().size());
+                out.append('}');
+            }
+            out.append("]}");
+        }
+        out.append("],\"unfinishedRebuilds\":[");
+        int i = 0;
+        for (Map.Entry<TableIdentifier, TableIdentifier> entry : unfinished.entrySet()) {
+            out.append(i++ == 0 ? "" : ",");
+            out.append("{\"scratch\":")
+                    .append(Text.json(entry.getKey().toString()))
+                    .append(",\"table\":")
+                    .append(Text.json(entry.getValue().toString()))
+                    .append('}');
+        }
+        out.append("]}");
+        return out.toString();
     }
-    out.append("],\"unfinishedRebuilds\":[");
-    int i = 0;
-    for (Map.Entry<TableIdentifier, TableIdentifier> entry : unfinished.entrySet()) {
-      out.append(i++ == 0 ? "" : ",");
-      out.append("{\"scratch\":").append(Text.json(entry.getKey().toString()))
-          .append(",\"table\":").append(Text.json(entry.getValue().toString())).append('}');
-    }
-    out.append("]}");
-    return out.toString();
-  }
 }

@@ -7,66 +7,76 @@ import java.util.Locale;
 
 /** Numbers, sizes, times and JSON strings as the CLI prints them. */
 final class Text {
-  private Text() {}
+    private Text() {}
 
-  static String count(long n) {
-    return String.format(Locale.ROOT, "%,d", n);
-  }
+    static String count(long n) {
+        return String.format(Locale.ROOT, "%,d", n);
+    }
 
-  static String bytes(long bytes) {
-    if (bytes < 1024) {
-      return bytes + " B";
+    static String bytes(long bytes) {
+        if (bytes < 1024) {
+            return bytes + " B";
+        }
+        String[] units = {"KiB", "MiB", "GiB", "TiB"};
+        double value = bytes;
+        int unit = -1;
+        while (value >= 1024 && unit < units.length - 1) {
+            value /= 1024;
+            unit += 1;
+        }
+        return String.format(Locale.ROOT, "%.1f %s", value, units[unit]);
     }
-    String[] units = {"KiB", "MiB", "GiB", "TiB"};
-    double value = bytes;
-    int unit = -1;
-    while (value >= 1024 && unit < units.length - 1) {
-      value /= 1024;
-      unit += 1;
-    }
-    return String.format(Locale.ROOT, "%.1f %s", value, units[unit]);
-  }
 
-  static String duration(Duration duration) {
-    long seconds = Math.max(0, duration.getSeconds());
-    if (seconds < 60) {
-      return seconds + "s";
+    static String duration(Duration duration) {
+        long seconds = Math.max(0, duration.getSeconds());
+        if (seconds < 60) {
+            return seconds + "s";
+        }
+        if (seconds < 3600) {
+            return (seconds / 60) + "m " + (seconds % 60) + "s";
+        }
+        return (seconds / 3600) + "h " + (seconds % 3600 / 60) + "m";
     }
-    if (seconds < 3600) {
-      return (seconds / 60) + "m " + (seconds % 60) + "s";
-    }
-    return (seconds / 3600) + "h " + (seconds % 3600 / 60) + "m";
-  }
 
-  static String instant(Instant instant) {
-    return instant.truncatedTo(ChronoUnit.SECONDS).toString();
-  }
-
-  /** When {@code due} is, seen from {@code now}: "in 9m 58s" or "overdue by 3s". */
-  static String relative(Instant due, Instant now) {
-    return due.isAfter(now) ? "in " + duration(Duration.between(now, due)) : "due now";
-  }
-
-  static String json(String value) {
-    if (value == null) {
-      return "null";
+    static String instant(Instant instant) {
+        return instant.truncatedTo(ChronoUnit.SECONDS).toString();
     }
-    StringBuilder out = new StringBuilder("\"");
-    for (char c : value.toCharArray()) {
-      switch (c) {
-        case '"': out.append("\\\""); break;
-        case '\\': out.append("\\\\"); break;
-        case '\n': out.append("\\n"); break;
-        case '\r': out.append("\\r"); break;
-        case '\t': out.append("\\t"); break;
-        default:
-          if (c < 0x20) {
-            out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-          } else {
-            out.append(c);
-          }
-      }
+
+    /** When {@code due} is, seen from {@code now}: "in 9m 58s" or "overdue by 3s". */
+    static String relative(Instant due, Instant now) {
+        return due.isAfter(now) ? "in " + duration(Duration.between(now, due)) : "due now";
     }
-    return out.append('"').toString();
-  }
+
+    static String json(String value) {
+        if (value == null) {
+            return "null";
+        }
+        StringBuilder out = new StringBuilder("\"");
+        for (char c : value.toCharArray()) {
+            switch (c) {
+                case '"':
+                    out.append("\\\"");
+                    break;
+                case '\\':
+                    out.append("\\\\");
+                    break;
+                case '\n':
+                    out.append("\\n");
+                    break;
+                case '\r':
+                    out.append("\\r");
+                    break;
+                case '\t':
+                    out.append("\\t");
+                    break;
+                default:
+                    if (c < 0x20) {
+                        out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+                    } else {
+                        out.append(c);
+                    }
+            }
+        }
+        return out.append('"').toString();
+    }
 }

@@ -21,43 +21,57 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Four appenders, two scanning readers, rebuilds every hundred snapshots, in one real JVM. */
 class ConcurrencyIT {
-  @TempDir Path dir;
+    @TempDir
+    Path dir;
 
-  @Test
-  void writersAndReadersNeverSeeALossAGapOrAnError() throws Exception {
-    Path warehouse = dir.resolve("warehouse");
-    Path config = dir.resolve("floe.properties");
-    Files.writeString(config, "floe.trigger.snapshots=100\nfloe.trigger.min-interval=0s\nfloe.reclaim.grace=2s\n");
-    String classPath = Path.of("target", "test-classes").toAbsolutePath() + File.pathSeparator + Jvm.SAMPLES_JAR;
+    @Test
+    void writersAndReadersNeverSeeALossAGapOrAnError() throws Exception {
+        Path warehouse = dir.resolve("warehouse");
+        Path config = dir.resolve("floe.properties");
+        Files.writeString(config, "floe.trigger.snapshots=100\nfloe.trigger.min-interval=0s\nfloe.reclaim.grace=2s\n");
+        String classPath = Path.of("target", "test-classes").toAbsolutePath() + File.pathSeparator + Jvm.SAMPLES_JAR;
 
-    Jvm.Run run = Jvm.run(20, dir.resolve("host.log"), List.of(Jvm.agentArg(config)), classPath,
-        ConcurrentHost.class.getName(), warehouse.toString(), "4", "500", "2", "2");
+        Jvm.Run run = Jvm.run(
+                20,
+                dir.resolve("host.log"),
+                List.of(Jvm.agentArg(config)),
+                classPath,
+                ConcurrentHost.class.getName(),
+                warehouse.toString(),
+                "4",
+                "500",
+                "2",
+                "2");
 
-    assertThat(run.exitCode()).as(run.output()).isZero();
-    Map<String, String> result = run.result();
-    assertThat(result).containsEntry("commits", "2000").containsEntry("errors", "0")
-        .containsEntry("missing", "0").containsEntry("decreases", "0");
-    assertThat(Long.parseLong(result.get("scans"))).isPositive();
-    assertThat(run.lines("floe: rebuilt db.events")).as(run.output()).isNotEmpty();
+        assertThat(run.exitCode()).as(run.output()).isZero();
+        Map<String, String> result = run.result();
+        assertThat(result)
+                .containsEntry("commits", "2000")
+                .containsEntry("errors", "0")
+                .containsEntry("missing", "0")
+                .containsEntry("decreases", "0");
+        assertThat(Long.parseLong(result.get("scans"))).isPositive();
+        assertThat(run.lines("floe: rebuilt db.events")).as(run.output()).isNotEmpty();
 
-    Set<Long> acked = new HashSet<>();
-    run.lines("acked ").forEach(line -> {
-      String[] parts = line.split(" ");
-      for (long id = Long.parseLong(parts[1]); id < Long.parseLong(parts[1]) + Long.parseLong(parts[2]); id++) {
-        acked.add(id);
-      }
-    });
-    MapDbCatalog catalog = new MapDbCatalog();
-    catalog.initialize("check", Map.of(CatalogProperties.WAREHOUSE_LOCATION, warehouse.toString()));
-    try (catalog) {
-      Table table = catalog.loadTable(CrashHost.EVENTS);
-      List<Long> ids = new ArrayList<>();
-      try (CloseableIterable<Record> rows = IcebergGenerics.read(table).select("id").build()) {
-        rows.forEach(r -> ids.add((Long) r.getField("id")));
-      }
-      assertThat(acked).hasSize(4000);
-      assertThat(ids).hasSize(4000);
-      assertThat(new HashSet<>(ids)).isEqualTo(acked);
+        Set<Long> acked = new HashSet<>();
+        run.lines("acked ").forEach(line -> {
+            String[] parts = line.split(" ");
+            for (long id = Long.parseLong(parts[1]); id < Long.parseLong(parts[1]) + Long.parseLong(parts[2]); id++) {
+                acked.add(id);
+            }
+        });
+        MapDbCatalog catalog = new MapDbCatalog();
+        catalog.initialize("check", Map.of(CatalogProperties.WAREHOUSE_LOCATION, warehouse.toString()));
+        try (catalog) {
+            Table table = catalog.loadTable(CrashHost.EVENTS);
+            List<Long> ids = new ArrayList<>();
+            try (CloseableIterable<Record> rows =
+                    IcebergGenerics.read(table).select("id").build()) {
+                rows.forEach(r -> ids.add((Long) r.getField("id")));
+            }
+            assertThat(acked).hasSize(4000);
+            assertThat(ids).hasSize(4000);
+            assertThat(new HashSet<>(ids)).isEqualTo(acked);
+        }
     }
-  }
 }

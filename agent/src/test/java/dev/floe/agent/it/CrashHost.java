@@ -21,52 +21,51 @@ import org.apache.iceberg.types.Types;
  * <p>Arguments: warehouse, maxCommits, rowsPerCommit, afterCollapse (-1: never stop early).
  */
 public final class CrashHost {
-  static final TableIdentifier EVENTS = TableIdentifier.of("db", "events");
-  static final Schema SCHEMA =
-      new Schema(
-          Types.NestedField.required(1, "id", Types.LongType.get()),
-          Types.NestedField.optional(2, "payload", Types.StringType.get()));
+    static final TableIdentifier EVENTS = TableIdentifier.of("db", "events");
+    static final Schema SCHEMA = new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "payload", Types.StringType.get()));
 
-  private CrashHost() {}
+    private CrashHost() {}
 
-  public static void main(String[] args) throws Exception {
-    Map<String, String> properties = new HashMap<>();
-    properties.put("warehouse", args[0]);
-    int maxCommits = Integer.parseInt(args[1]);
-    int rows = Integer.parseInt(args[2]);
-    int afterCollapse = Integer.parseInt(args[3]);
-    Catalog catalog = CatalogUtil.loadCatalog("dev.floe.catalog.MapDbCatalog", "host", properties, null);
-    if (!((SupportsNamespaces) catalog).namespaceExists(Namespace.of("db"))) {
-      ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
+    public static void main(String[] args) throws Exception {
+        Map<String, String> properties = new HashMap<>();
+        properties.put("warehouse", args[0]);
+        int maxCommits = Integer.parseInt(args[1]);
+        int rows = Integer.parseInt(args[2]);
+        int afterCollapse = Integer.parseInt(args[3]);
+        Catalog catalog = CatalogUtil.loadCatalog("dev.floe.catalog.MapDbCatalog", "host", properties, null);
+        if (!((SupportsNamespaces) catalog).namespaceExists(Namespace.of("db"))) {
+            ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
+        }
+        if (!catalog.tableExists(EVENTS)) {
+            catalog.createTable(EVENTS, SCHEMA);
+        }
+        Table table = catalog.loadTable(EVENTS);
+        long next = table.currentSnapshot() == null
+                ? 0
+                : Long.parseLong(table.currentSnapshot().summary().get("total-records"));
+        int lastSnapshots = -1;
+        int sinceCollapse = -1;
+        for (int commit = 0; commit < maxCommits; commit++) {
+            table.newFastAppend()
+                    .appendFile(CrashHostFiles.write(table, next, rows))
+                    .commit();
+            System.out.println("acked " + next + " " + rows);
+            System.out.flush();
+            next += rows;
+            int snapshots = ((java.util.Collection<?>) table.snapshots()).size();
+            if (sinceCollapse < 0 && lastSnapshots >= 0 && snapshots < lastSnapshots) {
+                sinceCollapse = 0;
+            } else if (sinceCollapse >= 0) {
+                sinceCollapse += 1;
+            }
+            lastSnapshots = snapshots;
+            if (afterCollapse >= 0 && sinceCollapse >= afterCollapse) {
+                break;
+            }
+        }
+        System.out.println("done next=" + next);
+        ((AutoCloseable) catalog).close();
     }
-    if (!catalog.tableExists(EVENTS)) {
-      catalog.createTable(EVENTS, SCHEMA);
-    }
-    Table table = catalog.loadTable(EVENTS);
-    long next =
-        table.currentSnapshot() == null
-            ? 0
-            : Long.parseLong(table.currentSnapshot().summary().get("total-records"));
-    int lastSnapshots = -1;
-    int sinceCollapse = -1;
-    for (int commit = 0; commit < maxCommits; commit++) {
-      table.newFastAppend().appendFile(CrashHostFiles.write(table, next, rows)).commit();
-      System.out.println("acked " + next + " " + rows);
-      System.out.flush();
-      next += rows;
-      int snapshots = ((java.util.Collection<?>) table.snapshots()).size();
-      if (sinceCollapse < 0 && lastSnapshots >= 0 && snapshots < lastSnapshots) {
-        sinceCollapse = 0;
-      } else if (sinceCollapse >= 0) {
-        sinceCollapse += 1;
-      }
-      lastSnapshots = snapshots;
-      if (afterCollapse >= 0 && sinceCollapse >= afterCollapse) {
-        break;
-      }
-    }
-    System.out.println("done next=" + next);
-    ((AutoCloseable) catalog).close();
-  }
-
 }

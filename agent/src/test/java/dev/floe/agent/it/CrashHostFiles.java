@@ -13,21 +13,23 @@ import org.apache.iceberg.io.OutputFileFactory;
 
 /** How the test hosts write one data file of rows {@code firstId ..}, with plain Iceberg. */
 final class CrashHostFiles {
-  private CrashHostFiles() {}
+    private CrashHostFiles() {}
 
-  static DataFile write(Table table, long firstId, int count) throws IOException {
-    GenericAppenderFactory factory = new GenericAppenderFactory(table.schema(), table.spec());
-    factory.setAll(table.properties());
-    OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime()).format(FileFormat.PARQUET).build();
-    DataWriter<Record> writer = factory.newDataWriter(files.newOutputFile(), FileFormat.PARQUET, (StructLike) null);
-    try (writer) {
-      for (long id = firstId; id < firstId + count; id++) {
-        GenericRecord row = GenericRecord.create(table.schema());
-        row.setField("id", id);
-        row.setField("payload", "row-" + id);
-        writer.write(row);
-      }
+    static DataFile write(Table table, long firstId, int count) throws IOException {
+        GenericAppenderFactory factory = new GenericAppenderFactory(table.schema(), table.spec());
+        factory.setAll(table.properties());
+        OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
+                .format(FileFormat.PARQUET)
+                .build();
+        DataWriter<Record> writer = factory.newDataWriter(files.newOutputFile(), FileFormat.PARQUET, (StructLike) null);
+        try (writer) {
+            for (long id = firstId; id < firstId + count; id++) {
+                GenericRecord row = GenericRecord.create(table.schema());
+                row.setField("id", id);
+                row.setField("payload", "row-" + id);
+                writer.write(row);
+            }
+        }
+        return writer.toDataFile();
     }
-    return writer.toDataFile();
-  }
 }

@@ -10,16 +10,16 @@ import org.apache.iceberg.catalog.Catalog;
  * ends (or it is killed).
  */
 public final class HoldCatalog {
-  private HoldCatalog() {}
+    private HoldCatalog() {}
 
-  public static void main(String[] args) throws Exception {
-    Catalog catalog =
-        CatalogUtil.loadCatalog("dev.floe.catalog.MapDbCatalog", "holder", Map.of("warehouse", args[0]), null);
-    System.out.println("ready");
-    System.out.flush();
-    while (System.in.read() != -1) {
-      // hold the catalog open
+    public static void main(String[] args) throws Exception {
+        Catalog catalog =
+                CatalogUtil.loadCatalog("dev.floe.catalog.MapDbCatalog", "holder", Map.of("warehouse", args[0]), null);
+        System.out.println("ready");
+        System.out.flush();
+        while (System.in.read() != -1) {
+            // hold the catalog open
+        }
+        ((AutoCloseable) catalog).close();
     }
-    ((AutoCloseable) catalog).close();
-  }
 }

@@ -13,67 +13,76 @@ import java.util.stream.Collectors;
 
 /** A real separate JVM: the host program, with or without the agent, and what it printed. */
 public final class Jvm {
-  public static final Path AGENT_JAR = Path.of("target", "floe-agent.jar").toAbsolutePath();
-  public static final Path SAMPLES_JAR = Path.of("..", "samples", "target", "floe-samples.jar").toAbsolutePath().normalize();
+    public static final Path AGENT_JAR = Path.of("target", "floe-agent.jar").toAbsolutePath();
+    public static final Path SAMPLES_JAR = Path.of("..", "samples", "target", "floe-samples.jar")
+            .toAbsolutePath()
+            .normalize();
 
-  /** floe-runtime's classes: what a host that brings its own prune class compiles and runs against. */
-  public static final Path RUNTIME_CLASSES = Path.of("..", "runtime", "target", "classes").toAbsolutePath().normalize();
+    /** floe-runtime's classes: what a host that brings its own prune class compiles and runs against. */
+    public static final Path RUNTIME_CLASSES =
+            Path.of("..", "runtime", "target", "classes").toAbsolutePath().normalize();
 
-  public record Run(int exitCode, String output) {
-    /** The key=value pairs of the sample ingest's RESULT line. */
-    public java.util.Map<String, String> result() {
-      return result("");
+    public record Run(int exitCode, String output) {
+        /** The key=value pairs of the sample ingest's RESULT line. */
+        public java.util.Map<String, String> result() {
+            return result("");
+        }
+
+        /** The last RESULT line printed after {@code prefix} (a launcher's {@code run <n> }), as key to value. */
+        public java.util.Map<String, String> result(String prefix) {
+            String line = output.lines()
+                    .filter(l -> l.startsWith(prefix + "RESULT "))
+                    .reduce((a, b) -> b)
+                    .orElseThrow(() -> new AssertionError("no RESULT line in:\n" + output));
+            java.util.Map<String, String> values = new java.util.LinkedHashMap<>();
+            Matcher m = Pattern.compile("(\\S+)=(\\S+)").matcher(line);
+            while (m.find()) {
+                values.put(m.group(1), m.group(2));
+            }
+            return values;
+        }
+
+        public long resultLong(String key) {
+            return Long.parseLong(result().get(key));
+        }
+
+        public List<String> lines(String containing) {
+            return output.lines().filter(l -> l.contains(containing)).collect(Collectors.toList());
+        }
     }
 
-    /** The last RESULT line printed after {@code prefix} (a launcher's {@code run <n> }), as key to value. */
-    public java.util.Map<String, String> result(String prefix) {
-      String line = output.lines().filter(l -> l.startsWith(prefix + "RESULT ")).reduce((a, b) -> b)
-          .orElseThrow(() -> new AssertionError("no RESULT line in:\n" + output));
-      java.util.Map<String, String> values = new java.util.LinkedHashMap<>();
-      Matcher m = Pattern.compile("(\\S+)=(\\S+)").matcher(line);
-      while (m.find()) {
-        values.put(m.group(1), m.group(2));
-      }
-      return values;
+    private Jvm() {}
+
+    /** Runs {@code java <jvmArgs> -cp <classPath> <main> <args>} and waits for it. */
+    public static Run run(Path logFile, List<String> jvmArgs, String classPath, String main, String... args)
+            throws IOException, InterruptedException {
+        return run(5, logFile, jvmArgs, classPath, main, args);
     }
 
-    public long resultLong(String key) {
-      return Long.parseLong(result().get(key));
+    /** {@link #run} with a time bound in minutes. */
+    public static Run run(
+            int minutes, Path logFile, List<String> jvmArgs, String classPath, String main, String... args)
+            throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmArgs);
+        command.add("-cp");
+        command.add(classPath);
+        command.add(main);
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(logFile.toFile())
+                .start();
+        if (!process.waitFor(minutes, TimeUnit.MINUTES)) {
+            process.destroyForcibly();
+            throw new AssertionError("child JVM did not finish in " + minutes + " minutes: " + command + "\n"
+                    + Files.readString(logFile));
+        }
+        return new Run(process.exitValue(), Files.readString(logFile, StandardCharsets.UTF_8));
     }
 
-    public List<String> lines(String containing) {
-      return output.lines().filter(l -> l.contains(containing)).collect(Collectors.toList());
+    public static String agentArg(Path config) {
+        return "-javaagent:" + AGENT_JAR + (config == null ? "" : "=" + config.toAbsolutePath());
     }
-  }
-
-  private Jvm() {}
-
-  /** Runs {@code java <jvmArgs> -cp <classPath> <main> <args>} and waits for it. */
-  public static Run run(Path logFile, List<String> jvmArgs, String classPath, String main, String... args)
-      throws IOException, InterruptedException {
-    return run(5, logFile, jvmArgs, classPath, main, args);
-  }
-
-  /** {@link #run} with a time bound in minutes. */
-  public static Run run(int minutes, Path logFile, List<String> jvmArgs, String classPath, String main, String... args)
-      throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(jvmArgs);
-    command.add("-cp");
-    command.add(classPath);
-    command.add(main);
-    command.addAll(List.of(args));
-    Process process =
-        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(logFile.toFile()).start();
-    if (!process.waitFor(minutes, TimeUnit.MINUTES)) {
-      process.destroyForcibly();
-      throw new AssertionError("child JVM did not finish in " + minutes + " minutes: " + command + "\n" + Files.readString(logFile));
-    }
-    return new Run(process.exitValue(), Files.readString(logFile, StandardCharsets.UTF_8));
-  }
-
-  public static String agentArg(Path config) {
-    return "-javaagent:" + AGENT_JAR + (config == null ? "" : "=" + config.toAbsolutePath());
-  }
 }
