@@ -3,7 +3,12 @@ package dev.floe.catalog;
 import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
 import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
  * Where a {@link MapDbCatalog} keeps things, from its properties: the catalog file ({@code uri},
@@ -87,5 +92,21 @@ final class CatalogLocations {
                 throw new IllegalStateException("Cannot create a Hadoop Configuration", e);
             }
         }
+    }
+
+    /**
+     * Where a new table goes: under its namespace's {@code location} property if it has one, else
+     * {@code <warehouse>/<namespace levels>/<table>}.
+     */
+    static String tableLocation(String warehouse, Map<String, String> namespaceProperties, TableIdentifier identifier) {
+        String namespaceLocation = namespaceProperties == null ? null : namespaceProperties.get("location");
+        if (namespaceLocation != null) {
+            return namespaceLocation.replaceAll("/+$", "") + "/" + identifier.name();
+        }
+        List<String> parts = new ArrayList<>();
+        parts.add(warehouse);
+        Collections.addAll(parts, identifier.namespace().levels());
+        parts.add(identifier.name());
+        return String.join("/", parts);
     }
 }

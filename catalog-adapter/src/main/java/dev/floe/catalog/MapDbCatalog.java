@@ -180,17 +180,10 @@ public class MapDbCatalog extends BaseMetastoreCatalog implements SupportsNamesp
 
     @Override
     protected String defaultWarehouseLocation(TableIdentifier identifier) {
-        Map<String, String> namespaceProperties =
-                store().snapshot().namespaces.get(CatalogKeys.namespace(identifier.namespace()));
-        String namespaceLocation = namespaceProperties == null ? null : namespaceProperties.get("location");
-        if (namespaceLocation != null) {
-            return namespaceLocation.replaceAll("/+$", "") + "/" + identifier.name();
-        }
-        List<String> parts = new ArrayList<>();
-        parts.add(warehouse);
-        Collections.addAll(parts, identifier.namespace().levels());
-        parts.add(identifier.name());
-        return String.join("/", parts);
+        return CatalogLocations.tableLocation(
+                warehouse,
+                store().snapshot().namespaces.get(CatalogKeys.namespace(identifier.namespace())),
+                identifier);
     }
 
     @Override
@@ -247,17 +240,7 @@ public class MapDbCatalog extends BaseMetastoreCatalog implements SupportsNamesp
      * transaction; returns how many were there.
      */
     public int forgetCommits(TableIdentifier identifier, Collection<Long> sequences) {
-        if (sequences.isEmpty()) {
-            return 0;
-        }
-        String key = CatalogKeys.table(identifier);
-        return store().write("forget " + sequences.size() + " commits of " + identifier, tx -> {
-            int removed = 0;
-            for (long sequence : sequences) {
-                removed += tx.removeLogEntry(key, sequence) ? 1 : 0;
-            }
-            return removed;
-        });
+        return PointerMoves.forget(store(), identifier, sequences);
     }
 
     @Override

@@ -8,9 +8,10 @@ import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 
 /**
- * The transactions that move table pointers between names: a rename, and the swap that installs a
- * rebuilt table (see {@link MapDbCatalog#swapTable(TableIdentifier, TableIdentifier, String, List)}).
- * Each is one store transaction: no reader ever sees a name half-moved.
+ * The transactions that move table pointers and their logs: a rename, the swap that installs a
+ * rebuilt table (see {@link MapDbCatalog#swapTable(TableIdentifier, TableIdentifier, String, List)}),
+ * and forgetting commit-log entries. Each is one store transaction: no reader ever sees a name
+ * half-moved.
  */
 final class PointerMoves {
     private PointerMoves() {}
@@ -79,6 +80,21 @@ final class PointerMoves {
             }
             insideTransaction.run();
             return liveLocation;
+        });
+    }
+
+    /** Removes entries of a table's commit log (their files were deleted); how many were there. */
+    static int forget(CatalogStore store, TableIdentifier identifier, java.util.Collection<Long> sequences) {
+        if (sequences.isEmpty()) {
+            return 0;
+        }
+        String key = CatalogKeys.table(identifier);
+        return store.write("forget " + sequences.size() + " commits of " + identifier, tx -> {
+            int removed = 0;
+            for (long sequence : sequences) {
+                removed += tx.removeLogEntry(key, sequence) ? 1 : 0;
+            }
+            return removed;
         });
     }
 }
