@@ -131,6 +131,15 @@ final class CatalogFormat {
                 null);
     }
 
+    /** One message for a file floe must create next to the catalog file and cannot. */
+    static CatalogFileException cannotCreate(Path file, String what, Path path, IOException e) {
+        return new CatalogFileException(
+                file,
+                "Cannot create " + what + " " + path + " of catalog file " + file + " (" + describe(e)
+                        + "). Its folder must be writable.",
+                e);
+    }
+
     static String describe(Throwable e) {
         String message = e.getMessage();
         return message == null ? e.getClass().getSimpleName() : message;

@@ -134,15 +134,20 @@ final class CatalogStore {
     NavigableMap<Long, String> commitLog(String tableKey) {
         writeLock.lock();
         try {
-            NavigableMap<Long, String> entries = new TreeMap<>();
-            String prefix = CatalogKeys.logOf(tableKey);
-            commitLog
-                    .subMap(prefix, true, prefix + CatalogKeys.END, false)
-                    .forEach((key, value) -> entries.put(CatalogKeys.sequenceOf(key), value));
-            return entries;
+            return logEntries(tableKey);
         } finally {
             writeLock.unlock();
         }
+    }
+
+    /** A table's commit-log entries as the file holds them (the caller holds the write lock). */
+    private NavigableMap<Long, String> logEntries(String tableKey) {
+        NavigableMap<Long, String> entries = new TreeMap<>();
+        String prefix = CatalogKeys.logOf(tableKey);
+        commitLog
+                .subMap(prefix, true, prefix + CatalogKeys.END, false)
+                .forEach((key, value) -> entries.put(CatalogKeys.sequenceOf(key), value));
+        return entries;
     }
 
     /** The entries of one durable section, key to value. */
@@ -261,19 +266,10 @@ final class CatalogStore {
 
         /** Moves a table's commit log under a new key, keeping its sequence numbers. */
         void moveLog(String fromKey, String toKey) {
-            for (Map.Entry<Long, String> entry : commitLogOf(fromKey).entrySet()) {
+            for (Map.Entry<Long, String> entry : logEntries(fromKey).entrySet()) {
                 commitLog.put(CatalogKeys.logEntry(toKey, entry.getKey()), entry.getValue());
             }
             pruneLog(fromKey);
-        }
-
-        private NavigableMap<Long, String> commitLogOf(String tableKey) {
-            NavigableMap<Long, String> entries = new TreeMap<>();
-            String prefix = CatalogKeys.logOf(tableKey);
-            commitLog
-                    .subMap(prefix, true, prefix + CatalogKeys.END, false)
-                    .forEach((key, value) -> entries.put(CatalogKeys.sequenceOf(key), value));
-            return entries;
         }
 
         void putNamespace(String namespaceKey, Map<String, String> properties) {

@@ -27,16 +27,7 @@ final class JournaledMapDb {
         try {
             journal = CommitJournal.start(file);
         } catch (IOException e) {
-            throw new CatalogFileException(
-                    file,
-                    "Cannot create journal "
-                            + CommitJournal.pathOf(file)
-                            + " of catalog file "
-                            + file
-                            + " ("
-                            + CatalogFormat.describe(e)
-                            + "). Its folder must be writable.",
-                    e);
+            throw CatalogFormat.cannotCreate(file, "journal", CommitJournal.pathOf(file), e);
         }
         try {
             return open(file, JournaledVolume.factory(file, journal));

@@ -345,15 +345,12 @@ public class MapDbCatalog extends BaseMetastoreCatalog implements SupportsNamesp
 
     /** Writes one entry of a durable section, committed before this returns. */
     public void putDurable(String section, String key, String value) {
-        store().write("record " + section + " entry " + key, tx -> {
-            tx.putSection(section, key, value);
-            return null;
-        });
+        DurableSections.put(store(), section, key, value);
     }
 
     /** Removes one entry of a durable section; true if it was there. */
     public boolean removeDurable(String section, String key) {
-        return store().write("remove " + section + " entry " + key, tx -> tx.removeSection(section, key));
+        return DurableSections.remove(store(), section, key);
     }
 
     // ---- namespaces (CatalogNamespaces) ----

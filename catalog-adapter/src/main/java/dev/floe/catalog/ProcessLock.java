@@ -43,16 +43,7 @@ final class ProcessLock {
                 created = false;
             }
         } catch (IOException e) {
-            throw new CatalogFileException(
-                    file,
-                    "Cannot create lock file "
-                            + path
-                            + " of catalog file "
-                            + file
-                            + " ("
-                            + CatalogFormat.describe(e)
-                            + "). Its folder must be writable.",
-                    e);
+            throw CatalogFormat.cannotCreate(file, "lock file", path, e);
         }
         FileLock lock;
         try {

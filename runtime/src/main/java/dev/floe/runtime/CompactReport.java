@@ -71,24 +71,10 @@ public record CompactReport(
         String timing = phases.entrySet().stream()
                 .map(e -> e.getKey() + "=" + e.getValue().toMillis() + "ms")
                 .collect(Collectors.joining(" "));
-        return String.format(
-                "rebuilt %s: %d snapshots -> 1, data files %d -> %d, rows %d (pruned %d, carried %d in %d"
-                        + " files), bytes %d -> %d, attempts %d, %s, reclaim job %s %s after the grace window,"
-                        + " %d handles reloaded",
-                table,
-                snapshotsBefore,
-                dataFilesBefore,
-                dataFilesAfter,
-                rows,
-                rowsPruned,
-                carriedRows,
-                carriedFiles,
-                bytesBefore,
-                bytesAfter,
-                attempts,
-                timing,
-                reclaimJob,
-                retired,
-                handlesReloaded);
+        return "rebuilt " + table + ": " + snapshotsBefore + " snapshots -> 1, data files " + dataFilesBefore + " -> "
+                + dataFilesAfter + ", rows " + rows + " (pruned " + rowsPruned + ", carried " + carriedRows + " in "
+                + carriedFiles + " files), bytes " + bytesBefore + " -> " + bytesAfter + ", attempts " + attempts + ", "
+                + timing + ", reclaim job " + reclaimJob + " " + retired + " after the grace window, " + handlesReloaded
+                + " handles reloaded";
     }
 }

@@ -16,4 +16,24 @@ public interface FloeState {
 
     /** True if the entry was there. */
     boolean remove(String section, String key);
+
+    /** floe's records in a state file of its own, for tables of other catalogs. */
+    static FloeState of(dev.floe.catalog.FloeStateFile file) {
+        return new FloeState() {
+            @Override
+            public NavigableMap<String, String> entries(String section) {
+                return file.entries(section);
+            }
+
+            @Override
+            public void put(String section, String key, String value) {
+                file.put(section, key, value);
+            }
+
+            @Override
+            public boolean remove(String section, String key) {
+                return file.remove(section, key);
+            }
+        };
+    }
 }

@@ -23,7 +23,6 @@ import org.apache.iceberg.io.FileIO;
  * the commit went.
  */
 final class InPlace extends Installation {
-    private final Table live;
     private TableMetadata rebuilt;
 
     InPlace(
@@ -33,13 +32,7 @@ final class InPlace extends Installation {
             TableOperations liveOps,
             RebuildSettings settings,
             RebuildJournal journal) {
-        super(catalog, identifier, liveOps, settings, journal);
-        this.live = live;
-    }
-
-    @Override
-    Table target() {
-        return live;
+        super(catalog, identifier, liveOps, settings, journal, live);
     }
 
     @Override

@@ -24,17 +24,21 @@ abstract class Installation {
     /** Whether the install may have landed: from then on nothing this attempt wrote is deleted. */
     boolean mayBeLive;
 
+    private final Table target;
+
     Installation(
             RebuildCatalog catalog,
             TableIdentifier identifier,
             TableOperations liveOps,
             RebuildSettings settings,
-            RebuildJournal journal) {
+            RebuildJournal journal,
+            Table target) {
         this.catalog = catalog;
         this.identifier = identifier;
         this.liveOps = liveOps;
         this.settings = settings;
         this.journal = journal;
+        this.target = target;
     }
 
     /** The installation {@code catalog} uses; step 2 (the scratch table, if any) happens here. */
@@ -52,8 +56,10 @@ abstract class Installation {
         return new InPlace(catalog, identifier, live, liveOps, settings, journal);
     }
 
-    /** The table the rebuilt files and manifests are written for. */
-    abstract Table target();
+    /** The table the rebuilt files and manifests are written for: the scratch table, or the live one. */
+    final Table target() {
+        return target;
+    }
 
     /** Step 5: the rebuilt snapshot over the snapshots of {@code current}. */
     abstract void commit(

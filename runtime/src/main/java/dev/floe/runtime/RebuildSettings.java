@@ -48,100 +48,49 @@ public record RebuildSettings(
         return new RebuildSettings(131_072, 64L << 20, 512L << 20, 3, Duration.ofMinutes(10), 3, 10, 8);
     }
 
-    public RebuildSettings withRowGroupRows(int rows) {
-        return new RebuildSettings(
-                rows,
-                rowGroupMaxBytes,
-                targetFileBytes,
-                zstdLevel,
-                reclaimGrace,
-                maxAttempts,
-                metadataVersions,
-                writerMarkers);
+    /**
+     * These settings with the values {@code change} sets on a copy of them, for example {@code
+     * defaults().with(s -> s.reclaimGrace = Duration.ZERO)}; validated like any others.
+     */
+    public RebuildSettings with(java.util.function.Consumer<Copy> change) {
+        Copy copy = new Copy(this);
+        change.accept(copy);
+        return copy.settings();
     }
 
-    public RebuildSettings withRowGroupMaxBytes(long bytes) {
-        return new RebuildSettings(
-                rowGroupRows,
-                bytes,
-                targetFileBytes,
-                zstdLevel,
-                reclaimGrace,
-                maxAttempts,
-                metadataVersions,
-                writerMarkers);
-    }
+    /** A mutable copy of the settings, for {@link #with}. */
+    public static final class Copy {
+        public int rowGroupRows;
+        public long rowGroupMaxBytes;
+        public long targetFileBytes;
+        public int zstdLevel;
+        public Duration reclaimGrace;
+        public int maxAttempts;
+        public int metadataVersions;
+        public int writerMarkers;
 
-    public RebuildSettings withTargetFileBytes(long bytes) {
-        return new RebuildSettings(
-                rowGroupRows,
-                rowGroupMaxBytes,
-                bytes,
-                zstdLevel,
-                reclaimGrace,
-                maxAttempts,
-                metadataVersions,
-                writerMarkers);
-    }
+        private Copy(RebuildSettings from) {
+            rowGroupRows = from.rowGroupRows;
+            rowGroupMaxBytes = from.rowGroupMaxBytes;
+            targetFileBytes = from.targetFileBytes;
+            zstdLevel = from.zstdLevel;
+            reclaimGrace = from.reclaimGrace;
+            maxAttempts = from.maxAttempts;
+            metadataVersions = from.metadataVersions;
+            writerMarkers = from.writerMarkers;
+        }
 
-    public RebuildSettings withZstdLevel(int level) {
-        return new RebuildSettings(
-                rowGroupRows,
-                rowGroupMaxBytes,
-                targetFileBytes,
-                level,
-                reclaimGrace,
-                maxAttempts,
-                metadataVersions,
-                writerMarkers);
-    }
-
-    public RebuildSettings withReclaimGrace(Duration grace) {
-        return new RebuildSettings(
-                rowGroupRows,
-                rowGroupMaxBytes,
-                targetFileBytes,
-                zstdLevel,
-                grace,
-                maxAttempts,
-                metadataVersions,
-                writerMarkers);
-    }
-
-    public RebuildSettings withMaxAttempts(int attempts) {
-        return new RebuildSettings(
-                rowGroupRows,
-                rowGroupMaxBytes,
-                targetFileBytes,
-                zstdLevel,
-                reclaimGrace,
-                attempts,
-                metadataVersions,
-                writerMarkers);
-    }
-
-    public RebuildSettings withMetadataVersions(int versions) {
-        return new RebuildSettings(
-                rowGroupRows,
-                rowGroupMaxBytes,
-                targetFileBytes,
-                zstdLevel,
-                reclaimGrace,
-                maxAttempts,
-                versions,
-                writerMarkers);
-    }
-
-    public RebuildSettings withWriterMarkers(int writers) {
-        return new RebuildSettings(
-                rowGroupRows,
-                rowGroupMaxBytes,
-                targetFileBytes,
-                zstdLevel,
-                reclaimGrace,
-                maxAttempts,
-                metadataVersions,
-                writers);
+        private RebuildSettings settings() {
+            return new RebuildSettings(
+                    rowGroupRows,
+                    rowGroupMaxBytes,
+                    targetFileBytes,
+                    zstdLevel,
+                    reclaimGrace,
+                    maxAttempts,
+                    metadataVersions,
+                    writerMarkers);
+        }
     }
 
     private static void require(boolean condition, String message) {

@@ -6,7 +6,6 @@ import java.time.Instant;
 import java.util.List;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.ManifestFile;
-import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -18,7 +17,6 @@ import org.apache.iceberg.catalog.TableIdentifier;
  */
 final class ScratchSwap extends Installation {
     private final MapDbRebuildCatalog mapDb;
-    private final Table scratch;
 
     ScratchSwap(
             MapDbRebuildCatalog catalog,
@@ -27,22 +25,26 @@ final class ScratchSwap extends Installation {
             TableMetadata base,
             RebuildSettings settings,
             RebuildJournal journal) {
-        super(catalog, identifier, liveOps, settings, journal);
+        super(
+                catalog,
+                identifier,
+                liveOps,
+                settings,
+                journal,
+                ScratchTable.create(
+                        catalog.catalog(),
+                        base,
+                        liveOps,
+                        RebuiltTableProperties.of(settings, base.properties()),
+                        journal));
         this.mapDb = catalog;
-        this.scratch = ScratchTable.create(
-                catalog.catalog(), base, liveOps, RebuiltTableProperties.of(settings, base.properties()), journal);
-    }
-
-    @Override
-    Table target() {
-        return scratch;
     }
 
     @Override
     void commit(
             List<DataFile> known, ManifestFile prewritten, List<DataFile> late, TableMetadata current, long pinned) {
         RebuiltSnapshotCommit.commit(
-                scratch, known, prewritten, late, current, pinned, settings.writerMarkers(), journal);
+                target(), known, prewritten, late, current, pinned, settings.writerMarkers(), journal);
     }
 
     @Override

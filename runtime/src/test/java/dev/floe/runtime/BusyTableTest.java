@@ -74,7 +74,7 @@ class BusyTableTest {
             return false;
         };
 
-        CompactReport report = new Compactor(RebuildSettings.defaults().withReclaimGrace(Duration.ZERO))
+        CompactReport report = new Compactor(RebuildSettings.defaults().with(s -> s.reclaimGrace = Duration.ZERO))
                 .compactTable(catalog, EVENTS, raceOnce);
 
         assertThat(report.attempts()).isEqualTo(2);
@@ -111,7 +111,9 @@ class BusyTableTest {
                 1000,
                 16L << 20,
                 Duration.ZERO,
-                RebuildSettings.defaults().withReclaimGrace(Duration.ZERO).withMaxAttempts(1),
+                RebuildSettings.defaults()
+                        .with(s -> s.reclaimGrace = Duration.ZERO)
+                        .with(s -> s.maxAttempts = 1),
                 prune,
                 16,
                 false,
@@ -187,7 +189,7 @@ class BusyTableTest {
                         1000,
                         16L << 20,
                         Duration.ZERO,
-                        RebuildSettings.defaults().withReclaimGrace(Duration.ZERO),
+                        RebuildSettings.defaults().with(s -> s.reclaimGrace = Duration.ZERO),
                         () -> Prune.NONE,
                         16,
                         false,

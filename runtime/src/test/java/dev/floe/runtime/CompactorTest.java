@@ -32,7 +32,7 @@ class CompactorTest {
     Path root;
 
     MapDbCatalog catalog;
-    RebuildSettings settings = RebuildSettings.defaults().withReclaimGrace(Duration.ZERO);
+    RebuildSettings settings = RebuildSettings.defaults().with(s -> s.reclaimGrace = Duration.ZERO);
 
     @BeforeEach
     void open() {
@@ -226,7 +226,11 @@ class CompactorTest {
             }
         };
         Compactor compactor = new Compactor(
-                settings.withMaxAttempts(2), new WriterGate(), new HandleRegistry(0), alwaysRace, Clock.systemUTC());
+                settings.with(s -> s.maxAttempts = 2),
+                new WriterGate(),
+                new HandleRegistry(0),
+                alwaysRace,
+                Clock.systemUTC());
         Table live = catalog.loadTable(EVENTS);
         List<String> before = TestTables.fingerprints(live);
         int snapshots =
@@ -279,7 +283,7 @@ class CompactorTest {
         eventsWithTinyAppends(5, 3);
         Instant now = Instant.now();
         Compactor compactor = new Compactor(
-                settings.withReclaimGrace(Duration.ofMinutes(10)),
+                settings.with(s -> s.reclaimGrace = Duration.ofMinutes(10)),
                 new WriterGate(),
                 new HandleRegistry(0),
                 CompactionProbe.NONE,

@@ -47,7 +47,7 @@ class ConcurrentAppendTest {
                 }
             };
             Compactor compactor = new Compactor(
-                    RebuildSettings.defaults().withReclaimGrace(Duration.ZERO),
+                    RebuildSettings.defaults().with(s -> s.reclaimGrace = Duration.ZERO),
                     gate,
                     handles,
                     awaitACommit,

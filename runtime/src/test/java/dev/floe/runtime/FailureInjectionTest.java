@@ -56,7 +56,7 @@ class FailureInjectionTest {
             }
         };
         return new Compactor(
-                RebuildSettings.defaults().withReclaimGrace(Duration.ZERO),
+                RebuildSettings.defaults().with(s -> s.reclaimGrace = Duration.ZERO),
                 new WriterGate(),
                 new HandleRegistry(0),
                 probe,

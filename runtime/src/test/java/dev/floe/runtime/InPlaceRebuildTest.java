@@ -2,7 +2,7 @@ package dev.floe.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.floe.catalog.MapDbCatalog;
+import dev.floe.catalog.FloeStateFile;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,21 +40,21 @@ class InPlaceRebuildTest {
     @TempDir
     Path root;
 
-    MapDbCatalog stateFile;
+    FloeStateFile stateFile;
     JdbcCatalog jdbc;
     IcebergRebuildCatalog catalog;
-    RebuildSettings settings = RebuildSettings.defaults().withReclaimGrace(Duration.ZERO);
+    RebuildSettings settings = RebuildSettings.defaults().with(s -> s.reclaimGrace = Duration.ZERO);
 
     @BeforeEach
     void open() {
-        stateFile = TestTables.catalog(root.resolve("floe-state"));
+        stateFile = FloeStateFile.open(root.resolve("floe-state.db"));
         jdbc = jdbc();
         jdbc.createNamespace(Namespace.of("db"));
-        catalog = new IcebergRebuildCatalog(jdbc, new MapDbRebuildCatalog(stateFile).state());
+        catalog = new IcebergRebuildCatalog(jdbc, FloeState.of(stateFile));
     }
 
     @AfterEach
-    void close() throws IOException {
+    void close() {
         jdbc.close();
         stateFile.close();
     }
@@ -111,10 +111,10 @@ class InPlaceRebuildTest {
             expected.addAll(TestTables.simpleRows(500, 7));
             expected.addAll(TestTables.simpleRows(600, 4));
             assertThat(TestTables.fingerprints(rebuilt)).isEqualTo(TestTables.fingerprints(expected, rebuilt.schema()));
-            assertThat(stateFile.durableEntries(RebuildJournal.SECTION))
+            assertThat(stateFile.entries(RebuildJournal.SECTION))
                     .as("the journal is cleared")
                     .isEmpty();
-            assertThat(stateFile.durableEntries(ReclaimJob.SECTION)).hasSize(1);
+            assertThat(stateFile.entries(ReclaimJob.SECTION)).hasSize(1);
 
             Reclaimer.Result reclaimed = new Reclaimer(catalog).runDue(Instant.now());
 
@@ -158,7 +158,7 @@ class InPlaceRebuildTest {
                 .sorted()
                 .collect(Collectors.toList());
         assertThat(ids).hasSize(33).doesNotHaveDuplicates().contains(900L, 901L, 902L);
-        assertThat(stateFile.durableEntries(ReclaimJob.SECTION))
+        assertThat(stateFile.entries(ReclaimJob.SECTION))
                 .as("the refused attempt's job is gone")
                 .hasSize(1);
     }
@@ -180,7 +180,7 @@ class InPlaceRebuildTest {
         assertThat(result.scratchTablesDiscarded()).hasSize(1);
         assertThat(Files.exists(Path.of(orphan.location()))).isFalse();
         assertThat(Files.exists(Path.of(adopted.location()))).isTrue();
-        assertThat(stateFile.durableEntries(RebuildJournal.SECTION)).isEmpty();
+        assertThat(stateFile.entries(RebuildJournal.SECTION)).isEmpty();
         assertThat(TestTables.read(jdbc.loadTable(EVENTS))).hasSize(8);
     }
 }

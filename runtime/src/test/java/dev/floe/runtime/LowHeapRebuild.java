@@ -13,8 +13,8 @@ public final class LowHeapRebuild {
         Path root = Path.of(args[0]);
         TableIdentifier table = TableIdentifier.parse(args[1]);
         RebuildSettings settings = RebuildSettings.defaults()
-                .withRowGroupMaxBytes(Long.parseLong(args[2]))
-                .withTargetFileBytes(Long.parseLong(args[3]));
+                .with(s -> s.rowGroupMaxBytes = Long.parseLong(args[2]))
+                .with(s -> s.targetFileBytes = Long.parseLong(args[3]));
         AtomicLong peak = new AtomicLong();
         Thread sampler = new Thread(() -> {
             Runtime runtime = Runtime.getRuntime();

@@ -99,7 +99,7 @@ class MetadataHistoryTrimTest {
                 PartitionSpec.unpartitioned(),
                 Map.of(TableProperties.METADATA_PREVIOUS_VERSIONS_MAX, "50"));
         TestTables.append(other, TestTables.simpleRows(0, 10));
-        Compactor compactor = new Compactor(RebuildSettings.defaults().withReclaimGrace(Duration.ZERO));
+        Compactor compactor = new Compactor(RebuildSettings.defaults().with(s -> s.reclaimGrace = Duration.ZERO));
 
         compactor.compactTable(catalog, EVENTS, Prune.NONE);
         compactor.compactTable(catalog, TableIdentifier.of("db", "own"), Prune.NONE);
@@ -112,7 +112,7 @@ class MetadataHistoryTrimTest {
 
         Table untouched = catalog.createTable(TableIdentifier.of("db", "plain"), TestTables.SIMPLE);
         TestTables.append(untouched, TestTables.simpleRows(0, 10));
-        new Compactor(RebuildSettings.defaults().withMetadataVersions(0))
+        new Compactor(RebuildSettings.defaults().with(s -> s.metadataVersions = 0))
                 .compactTable(catalog, TableIdentifier.of("db", "plain"), Prune.NONE);
         assertThat(catalog.loadTableUncached(TableIdentifier.of("db", "plain")).properties())
                 .doesNotContainKey(TableProperties.METADATA_PREVIOUS_VERSIONS_MAX);
@@ -126,7 +126,7 @@ class MetadataHistoryTrimTest {
         forgotten.removeAll(listed(last));
         assertThat(forgotten).hasSize(9);
 
-        new Compactor(RebuildSettings.defaults().withReclaimGrace(Duration.ofMinutes(10)))
+        new Compactor(RebuildSettings.defaults().with(s -> s.reclaimGrace = Duration.ofMinutes(10)))
                 .compactTable(catalog, EVENTS, Prune.NONE);
 
         Set<String> onDisk = TestTables.filesOnDisk(root);
@@ -144,7 +144,7 @@ class MetadataHistoryTrimTest {
     @Test
     void theRebuiltTablesOwnFirstMetadataFileIsTrimmedOnceItsLogForgetsIt() {
         eventsWithALogOfThree(2);
-        new Compactor(RebuildSettings.defaults().withReclaimGrace(Duration.ZERO))
+        new Compactor(RebuildSettings.defaults().with(s -> s.reclaimGrace = Duration.ZERO))
                 .compactTable(catalog, EVENTS, Prune.NONE);
         new Reclaimer(catalog).runAll();
         Table rebuilt = catalog.loadTableUncached(EVENTS);

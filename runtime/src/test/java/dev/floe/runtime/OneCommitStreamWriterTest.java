@@ -44,8 +44,9 @@ class OneCommitStreamWriterTest {
 
     @Test
     void manyRolledFilesLandInOneSnapshot() throws Exception {
-        RebuildSettings small =
-                RebuildSettings.defaults().withTargetFileBytes(64 * 1024).withRowGroupRows(5_000);
+        RebuildSettings small = RebuildSettings.defaults()
+                .with(s -> s.targetFileBytes = 64 * 1024)
+                .with(s -> s.rowGroupRows = 5_000);
 
         OneCommitStreamWriter.Result result =
                 new OneCommitStreamWriter(small).append(table, TestTables.simpleRows(0, 60_000), Prune.NONE);
@@ -70,7 +71,7 @@ class OneCommitStreamWriterTest {
 
     @Test
     void rowGroupsAimAtTheRowTarget() throws Exception {
-        RebuildSettings settings = RebuildSettings.defaults().withRowGroupRows(20_000);
+        RebuildSettings settings = RebuildSettings.defaults().with(s -> s.rowGroupRows = 20_000);
 
         RollingParquetWriter.Result written =
                 new RollingParquetWriter(table, settings, l -> {}).write(TestTables.simpleRows(0, 100_000), Prune.NONE);

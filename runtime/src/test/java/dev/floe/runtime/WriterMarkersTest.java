@@ -34,7 +34,7 @@ class WriterMarkersTest {
     Path root;
 
     MapDbCatalog catalog;
-    RebuildSettings settings = RebuildSettings.defaults().withReclaimGrace(Duration.ZERO);
+    RebuildSettings settings = RebuildSettings.defaults().with(s -> s.reclaimGrace = Duration.ZERO);
 
     @BeforeEach
     void open() {
@@ -157,7 +157,7 @@ class WriterMarkersTest {
         append(table, 2, flink("job-b", 2));
         append(table, 3, flink("job-c", 3));
 
-        new Compactor(settings.withWriterMarkers(2)).compactTable(catalog, EVENTS, Prune.NONE);
+        new Compactor(settings.with(s -> s.writerMarkers = 2)).compactTable(catalog, EVENTS, Prune.NONE);
 
         Table rebuilt = catalog.loadTableUncached(EVENTS);
         assertThat(rebuilt.snapshots()).hasSize(2);
