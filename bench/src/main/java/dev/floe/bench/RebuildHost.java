@@ -21,23 +21,17 @@ import java.util.concurrent.ThreadLocalRandom;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SnapshotSummary;
-import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.GenericAppenderFactory;
-import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.DataWriter;
-import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.types.Types;
 
 /**
@@ -263,27 +257,17 @@ public final class RebuildHost {
         }
     }
 
+    /** Rows of {@link #PAYLOAD_BYTES} random (incompressible) bytes each, to one new data file. */
     static DataFile writeRandomFile(Table table, long firstId, int count) throws IOException {
-        GenericAppenderFactory appenders = new GenericAppenderFactory(table.schema(), table.spec());
-        appenders.setAll(table.properties());
-        OutputFileFactory outputs = OutputFileFactory.builderFor(table, 1, System.nanoTime())
-                .format(FileFormat.PARQUET)
-                .build();
-        DataWriter<Record> writer =
-                appenders.newDataWriter(outputs.newOutputFile(), FileFormat.PARQUET, (StructLike) null);
         ThreadLocalRandom random = ThreadLocalRandom.current();
-        try (writer) {
-            GenericRecord template = GenericRecord.create(table.schema());
-            for (long id = firstId; id < firstId + count; id++) {
-                byte[] payload = new byte[PAYLOAD_BYTES];
-                random.nextBytes(payload);
-                Record row = template.copy();
-                row.setField("id", id);
-                row.setField("payload", ByteBuffer.wrap(payload));
-                writer.write(row);
-            }
-        }
-        return writer.toDataFile();
+        return Events.writeFile(table, firstId, count, (template, id) -> {
+            byte[] payload = new byte[PAYLOAD_BYTES];
+            random.nextBytes(payload);
+            Record row = template.copy();
+            row.setField("id", id);
+            row.setField("payload", ByteBuffer.wrap(payload));
+            return row;
+        });
     }
 
     // ---------------------------------------------------------------------------------------------

@@ -36,6 +36,20 @@ public final class Events {
 
     /** Writes rows {@code firstId .. firstId+count-1} to one new Parquet data file; no commit. */
     public static DataFile writeFile(Table table, long firstId, int count) throws IOException {
+        return writeFile(table, firstId, count, Events::row);
+    }
+
+    /** One row of a table, made from a copy of its schema's template record. */
+    @FunctionalInterface
+    public interface RowMaker {
+        Record row(GenericRecord template, long id);
+    }
+
+    /**
+     * Writes the rows {@code rows} makes for ids {@code firstId .. firstId+count-1} to one new Parquet
+     * data file of {@code table}; no commit.
+     */
+    public static DataFile writeFile(Table table, long firstId, int count, RowMaker rows) throws IOException {
         Schema schema = table.schema();
         GenericAppenderFactory appenders = new GenericAppenderFactory(schema, table.spec());
         appenders.setAll(table.properties());
@@ -47,7 +61,7 @@ public final class Events {
         try (writer) {
             GenericRecord template = GenericRecord.create(schema);
             for (long id = firstId; id < firstId + count; id++) {
-                writer.write(row(template, id));
+                writer.write(rows.row(template, id));
             }
         }
         return writer.toDataFile();
