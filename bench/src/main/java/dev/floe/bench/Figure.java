@@ -1,90 +1,81 @@
 package dev.floe.bench;
 
 import dev.floe.samples.Units;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.DoublePredicate;
 
-/** One printed figure: a value, its comparison from the same run, the ratio, the aim. */
-final class Figure {
-    final String part;
-    final String name;
-    final String measured;
-    final double value;
-    final String comparison;
-    final double comparisonValue;
-    final String unit;
-    final String aim;
-    final Boolean met;
-    final String note;
-
-    private Figure(
-            String part,
-            String name,
-            String measured,
-            double value,
-            String comparison,
-            double comparisonValue,
-            String unit,
-            String aim,
-            Boolean met,
-            String note) {
-        this.part = part;
-        this.name = name;
-        this.measured = measured;
-        this.value = value;
-        this.comparison = comparison;
-        this.comparisonValue = comparisonValue;
-        this.unit = unit;
-        this.aim = aim;
-        this.met = met;
-        this.note = note;
-    }
+/**
+ * One printed figure: a value, its comparison from the same run, the ratio shown (value /
+ * comparison unless a caller overrides it, e.g. with a median of paired ratios), the aim, and a
+ * note on the ratio (null: none).
+ */
+record Figure(String part, String name, String unit, Side measured, Side against, Aim aim, String note, double ratio) {
+    /** One side of the comparison: what it is, and its value (NaN: not known). */
+    record Side(String label, double value) {}
 
     /**
-     * A figure whose aim is on the ratio: {@code limit > 0} means ratio <= limit, {@code limit < 0}
-     * means ratio >= -limit, NaN means no aim.
+     * What the figure aims at: the text shown, and the test on the ratio that says whether it is met
+     * (null: no aim).
      */
-    static Figure ratio(
-            String part,
-            String name,
-            String measured,
-            double value,
-            String comparison,
-            double comparisonValue,
-            String unit,
-            double limit,
-            String aim) {
-        double ratio = value / comparisonValue;
-        Boolean met = null;
-        if (!Double.isNaN(limit)) {
-            met = !Double.isNaN(ratio) && (limit > 0 ? ratio <= limit : ratio >= -limit);
+    record Aim(String text, DoublePredicate test) {
+        static final Aim NONE = new Aim("", null);
+
+        /** ratio <= limit. */
+        static Aim atMost(double limit) {
+            return atMost(limit, "<= " + plain(limit));
         }
-        return new Figure(part, name, measured, value, comparison, comparisonValue, unit, aim, met, null);
+
+        static Aim atMost(double limit, String text) {
+            return new Aim(text, ratio -> ratio <= limit);
+        }
+
+        /** ratio >= limit. */
+        static Aim atLeast(double limit) {
+            return atLeast(limit, ">= " + plain(limit));
+        }
+
+        static Aim atLeast(double limit, String text) {
+            return new Aim(text, ratio -> ratio >= limit);
+        }
+
+        /** An aim the caller judged itself, on something other than the ratio. */
+        static Aim judged(String text, boolean met) {
+            return new Aim(text, ratio -> met);
+        }
+
+        private static String plain(double limit) {
+            return BigDecimal.valueOf(limit).stripTrailingZeros().toPlainString();
+        }
     }
 
-    /** A figure whose aim was judged by the caller ({@code met}), with a note. */
-    static Figure ratio(
-            String part,
-            String name,
-            String measured,
-            double value,
-            String comparison,
-            double comparisonValue,
-            String unit,
-            double ignored,
-            String aim,
-            Boolean met,
-            String note) {
-        return new Figure(part, name, measured, value, comparison, comparisonValue, unit, aim, met, note);
+    static Side side(String label, double value) {
+        return new Side(label, value);
     }
 
-    /** The ratio shown, when it is not value / comparisonValue (a median of paired ratios). */
-    double ratioOverride = Double.NaN;
+    /** {@code measured} against {@code against}, with no aim. */
+    static Figure of(String part, String name, String unit, Side measured, Side against) {
+        return of(part, name, unit, measured, against, Aim.NONE);
+    }
 
-    double ratio() {
-        return Double.isNaN(ratioOverride) ? value / comparisonValue : ratioOverride;
+    static Figure of(String part, String name, String unit, Side measured, Side against, Aim aim) {
+        return new Figure(part, name, unit, measured, against, aim, null, measured.value() / against.value());
+    }
+
+    Figure withNote(String text) {
+        return new Figure(part, name, unit, measured, against, aim, text, ratio);
+    }
+
+    Figure withRatio(double shown) {
+        return new Figure(part, name, unit, measured, against, aim, note, shown);
+    }
+
+    /** Whether the aim is met; null when there is none. */
+    Boolean met() {
+        return aim.test() == null ? null : aim.test().test(ratio);
     }
 
     String valueText(double v) {
@@ -106,7 +97,7 @@ final class Figure {
     }
 
     String ratioText() {
-        String text = Units.ratio(ratio());
+        String text = Units.ratio(ratio);
         if (note != null) {
             text = text.isEmpty() ? note : text + " (" + note + ")";
         }
@@ -114,7 +105,27 @@ final class Figure {
     }
 
     String metText() {
-        return met == null ? "" : met ? "met" : "MISSED";
+        return metText("MISSED");
+    }
+
+    private String metText(String missed) {
+        Boolean met = met();
+        return met == null ? "" : met ? "met" : missed;
+    }
+
+    /** The figure's row in the printed table and in summary.md, an aim missed shown as {@code missed}. */
+    private String[] cells(String missed) {
+        return new String[] {
+            part,
+            name,
+            measured.label(),
+            valueText(measured.value()),
+            against.label(),
+            valueText(against.value()),
+            ratioText(),
+            aim.text(),
+            metText(missed)
+        };
     }
 
     String csv() {
@@ -122,13 +133,13 @@ final class Figure {
                 ",",
                 part,
                 quote(name),
-                quote(measured),
-                Double.isNaN(value) ? "" : Double.toString(value),
-                quote(comparison),
-                Double.isNaN(comparisonValue) ? "" : Double.toString(comparisonValue),
+                quote(measured.label()),
+                Double.isNaN(measured.value()) ? "" : Double.toString(measured.value()),
+                quote(against.label()),
+                Double.isNaN(against.value()) ? "" : Double.toString(against.value()),
                 unit,
-                Double.isNaN(ratio()) ? "" : String.format(Locale.ROOT, "%.5f", ratio()),
-                quote(aim),
+                Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, "%.5f", ratio),
+                quote(aim.text()),
                 metText());
     }
 
@@ -140,17 +151,7 @@ final class Figure {
         List<String[]> rows = new ArrayList<>();
         rows.add(new String[] {"#", "figure", "measured", "value", "against", "value", "ratio", "aim", ""});
         for (Figure f : figures) {
-            rows.add(new String[] {
-                f.part,
-                f.name,
-                f.measured,
-                f.valueText(f.value),
-                f.comparison,
-                f.valueText(f.comparisonValue),
-                f.ratioText(),
-                f.aim,
-                f.metText()
-            });
+            rows.add(f.cells("MISSED"));
         }
         int[] widths = new int[rows.get(0).length];
         for (String[] row : rows) {
@@ -181,18 +182,10 @@ final class Figure {
         md.append("| # | figure | measured | value | against | value | ratio | aim | |\n");
         md.append("|---|---|---|--:|---|--:|--:|---|---|\n");
         for (Figure f : figures) {
-            md.append(String.format(
-                    Locale.ROOT,
-                    "| %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
-                    f.part,
-                    f.name,
-                    f.measured,
-                    f.valueText(f.value),
-                    f.comparison,
-                    f.valueText(f.comparisonValue),
-                    f.ratioText(),
-                    f.aim,
-                    f.met == null ? "" : f.met ? "met" : "**missed**"));
+            md.append("| ")
+                    .append(String.join(" | ", f.cells("**missed**")))
+                    .append(" |")
+                    .append(System.lineSeparator());
         }
         return md.toString();
     }

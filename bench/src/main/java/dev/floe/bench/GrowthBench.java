@@ -1,5 +1,7 @@
 package dev.floe.bench;
 
+import dev.floe.bench.Figure.Aim;
+import dev.floe.bench.Figure.Side;
 import dev.floe.samples.ChildJvm;
 import dev.floe.samples.Units;
 import java.nio.file.Files;
@@ -112,146 +114,88 @@ final class GrowthBench {
 
     /** The growth figures, each a RESULT value of one run against the same value of another. */
     private static void addFigures(Harness h, Map<String, Map<Integer, Map<String, String>>> results, int[] ns) {
-        int maxN = ns[ns.length - 1];
-        Map<Integer, Map<String, String>> g = results.get("guarded");
-        Map<Integer, Map<String, String>> u = results.get("unguarded");
-        Map<Integer, Map<String, String>> m = results.get("maintained");
-        List<Figure> f = h.figures;
-        for (int n : ns) {
-            boolean last = n == maxN;
-            f.add(same(
-                    "metadata on disk, N=" + n,
-                    "metadataBytes",
-                    "B",
-                    "guarded",
-                    g.get(n),
-                    "unguarded",
-                    u.get(n),
-                    last ? 0.01 : Double.NaN,
-                    last ? "<= 0.01" : ""));
-        }
-        for (int n : ns) {
-            f.add(same("metadata on disk, N=" + n, "metadataBytes", "B", "guarded", g.get(n), "maintained", m.get(n)));
-        }
-        f.add(same(
-                "live metadata, N=" + maxN,
-                "liveMetadataBytes",
-                "B",
-                "guarded",
-                g.get(maxN),
-                "unguarded",
-                u.get(maxN)));
-        f.add(same(
+        Figures f = new Figures(h.figures, results, ns);
+        int maxN = f.maxN;
+        f.perN("metadata on disk", "metadataBytes", "B", "unguarded", 0.01);
+        f.perN("metadata on disk", "metadataBytes", "B", "maintained", Double.NaN);
+        f.atMaxN("live metadata", "liveMetadataBytes", "B", "unguarded");
+        f.add(
                 "max metadata on disk during the run",
                 "maxMetadataBytes",
                 "B",
-                "guarded N=" + maxN,
-                g.get(maxN),
-                "unguarded N=" + maxN,
-                u.get(maxN)));
-        f.add(same(
-                "metadata on disk flat in N",
-                "metadataBytes",
-                "B",
-                "guarded N=" + maxN,
-                g.get(maxN),
-                "guarded N=" + ns[0],
-                g.get(ns[0]),
-                1.5,
-                "<= 1.5 (flat)"));
-        f.add(same(
-                "metadata on disk growth in N",
-                "metadataBytes",
-                "B",
-                "unguarded N=" + maxN,
-                u.get(maxN),
-                "unguarded N=" + ns[0],
-                u.get(ns[0])));
+                f.run("guarded N=" + maxN, "guarded", maxN),
+                f.run("unguarded N=" + maxN, "unguarded", maxN),
+                Aim.NONE);
+        f.acrossN("metadata on disk flat in N", "guarded", Aim.atMost(1.5, "<= 1.5 (flat)"));
+        f.acrossN("metadata on disk growth in N", "unguarded", Aim.NONE);
         for (String mode : MODES) {
             Map<String, String> r = results.get(mode).get(maxN);
-            boolean guarded = mode.equals("guarded");
-            f.add(Figure.ratio(
-                    "1",
-                    "commit p50, last/first 100, N=" + maxN,
-                    mode + " last",
-                    Harness.num(r, "lastP50Ms"),
-                    mode + " first",
-                    Harness.num(r, "firstP50Ms"),
-                    "ms",
-                    guarded ? 1.1 : Double.NaN,
-                    guarded ? "<= 1.1" : ""));
-            f.add(Figure.ratio(
-                    "1",
-                    "commit p99, last/first 100, N=" + maxN,
-                    mode + " last",
-                    Harness.num(r, "lastP99Ms"),
-                    mode + " first",
-                    Harness.num(r, "firstP99Ms"),
-                    "ms",
-                    Double.NaN,
-                    ""));
+            Side last = Figure.side(mode + " last", Harness.num(r, "lastP50Ms"));
+            Side first = Figure.side(mode + " first", Harness.num(r, "firstP50Ms"));
+            Aim aim = mode.equals("guarded") ? Aim.atMost(1.1) : Aim.NONE;
+            h.figures.add(Figure.of("1", "commit p50, last/first 100, N=" + maxN, "ms", last, first, aim));
+            last = Figure.side(mode + " last", Harness.num(r, "lastP99Ms"));
+            first = Figure.side(mode + " first", Harness.num(r, "firstP99Ms"));
+            h.figures.add(Figure.of("1", "commit p99, last/first 100, N=" + maxN, "ms", last, first));
         }
-        f.add(same(
-                "commit p50 last 100, N=" + maxN, "lastP50Ms", "ms", "guarded", g.get(maxN), "unguarded", u.get(maxN)));
-        f.add(same(
-                "commit p50 last 100, N=" + maxN,
-                "lastP50Ms",
-                "ms",
-                "guarded",
-                g.get(maxN),
-                "maintained",
-                m.get(maxN)));
-        f.add(same("data files, N=" + maxN, "dataFiles", "", "guarded", g.get(maxN), "maintained", m.get(maxN)));
-        for (int n : ns) {
-            boolean last = n == maxN;
-            f.add(same(
-                    "full scan, N=" + n,
-                    "scanMs",
-                    "ms",
-                    "guarded",
-                    g.get(n),
-                    "maintained",
-                    m.get(n),
-                    last ? 0.2 : Double.NaN,
-                    last ? "<= 0.2" : ""));
-        }
-        f.add(same("full scan, N=" + maxN, "scanMs", "ms", "guarded", g.get(maxN), "unguarded", u.get(maxN)));
-        String liveHeap = "peak live heap (full GC every " + HEAP_PROBE_EVERY + " commits), N=" + maxN;
-        f.add(same(liveHeap, "liveHeapBytes", "B", "guarded", g.get(maxN), "unguarded", u.get(maxN)));
-        f.add(same(liveHeap, "liveHeapBytes", "B", "guarded", g.get(maxN), "maintained", m.get(maxN)));
-        f.add(same(
-                "peak used heap (sampled), N=" + maxN,
-                "peakHeapBytes",
-                "B",
-                "guarded",
-                g.get(maxN),
-                "unguarded",
-                u.get(maxN)));
+        f.atMaxN("commit p50 last 100", "lastP50Ms", "ms", "unguarded");
+        f.atMaxN("commit p50 last 100", "lastP50Ms", "ms", "maintained");
+        f.atMaxN("data files", "dataFiles", "", "maintained");
+        f.perN("full scan", "scanMs", "ms", "maintained", 0.2);
+        f.atMaxN("full scan", "scanMs", "ms", "unguarded");
+        String liveHeap = "peak live heap (full GC every " + HEAP_PROBE_EVERY + " commits)";
+        f.atMaxN(liveHeap, "liveHeapBytes", "B", "unguarded");
+        f.atMaxN(liveHeap, "liveHeapBytes", "B", "maintained");
+        f.atMaxN("peak used heap (sampled)", "peakHeapBytes", "B", "unguarded");
     }
 
-    /** {@code key} of run {@code a} against {@code key} of run {@code b}, with no aim. */
-    private static Figure same(
-            String name,
-            String key,
-            String unit,
-            String measured,
-            Map<String, String> a,
-            String against,
-            Map<String, String> b) {
-        return same(name, key, unit, measured, a, against, b, Double.NaN, "");
+    /** Part 1's figures: the same RESULT value of two runs (mode, N), the guarded run's mostly first. */
+    private static final class Figures {
+        final List<Figure> figures;
+        final Map<String, Map<Integer, Map<String, String>>> results;
+        final int[] ns;
+        final int maxN;
+
+        Figures(List<Figure> figures, Map<String, Map<Integer, Map<String, String>>> results, int[] ns) {
+            this.figures = figures;
+            this.results = results;
+            this.ns = ns;
+            this.maxN = ns[ns.length - 1];
+        }
+
+        /** The RESULT of mode {@code mode} at N, under {@code label}. */
+        Run run(String label, String mode, int n) {
+            return new Run(label, results.get(mode).get(n));
+        }
+
+        /** For every N, guarded against {@code other}; at the largest N aiming at ratio <= {@code limit}. */
+        void perN(String name, String key, String unit, String other, double limit) {
+            for (int n : ns) {
+                Aim aim = n == maxN && !Double.isNaN(limit) ? Aim.atMost(limit) : Aim.NONE;
+                add(name + ", N=" + n, key, unit, run("guarded", "guarded", n), run(other, other, n), aim);
+            }
+        }
+
+        /** Guarded against {@code other} at the largest N, with no aim. */
+        void atMaxN(String name, String key, String unit, String other) {
+            add(name + ", N=" + maxN, key, unit, run("guarded", "guarded", maxN), run(other, other, maxN), Aim.NONE);
+        }
+
+        /** The metadata on disk of {@code mode} at the largest N against its own at the smallest. */
+        void acrossN(String name, String mode, Aim aim) {
+            Run largest = run(mode + " N=" + maxN, mode, maxN);
+            add(name, "metadataBytes", "B", largest, run(mode + " N=" + ns[0], mode, ns[0]), aim);
+        }
+
+        void add(String name, String key, String unit, Run measured, Run against, Aim aim) {
+            figures.add(Figure.of("1", name, unit, measured.side(key), against.side(key), aim));
+        }
     }
 
-    /** {@code key} of run {@code a} against {@code key} of run {@code b}; the aim as {@link Figure#ratio}. */
-    private static Figure same(
-            String name,
-            String key,
-            String unit,
-            String measured,
-            Map<String, String> a,
-            String against,
-            Map<String, String> b,
-            double limit,
-            String aim) {
-        return Figure.ratio("1", name, measured, Harness.num(a, key), against, Harness.num(b, key), unit, limit, aim);
+    /** One run's RESULT values, under the label its figures show. */
+    private record Run(String label, Map<String, String> result) {
+        Side side(String key) {
+            return Figure.side(label, Harness.num(result, key));
+        }
     }
 }

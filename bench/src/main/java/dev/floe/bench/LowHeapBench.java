@@ -1,5 +1,6 @@
 package dev.floe.bench;
 
+import dev.floe.bench.Figure.Aim;
 import dev.floe.samples.ChildJvm;
 import dev.floe.samples.Units;
 import java.nio.file.Path;
@@ -58,40 +59,26 @@ final class LowHeapBench {
                 ok ? "succeeded" : "FAILED " + r.getOrDefault("error", ""),
                 Units.bytes(r.get("peakHeapBytes")),
                 Units.bytes(r.get("peakLiveHeapBytes")));
-        h.figures.add(Figure.ratio(
-                "3",
-                "-Xmx128m rebuild: table on disk / max heap" + (ok ? " (succeeded)" : " (FAILED)"),
-                "data",
-                Harness.num(r, "dataBytes"),
-                "max heap",
-                Harness.num(r, "maxHeapBytes"),
-                "B",
-                -5,
-                ">= 5, and succeeds"));
-        h.figures.add(Figure.ratio(
-                "3",
-                "-Xmx128m rebuild: peak live heap (after GC)",
-                "peak live",
-                Harness.num(r, "peakLiveHeapBytes"),
-                "max heap",
-                Harness.num(r, "maxHeapBytes"),
-                "B",
-                Double.NaN,
-                ""));
-        h.figures.add(Figure.ratio(
-                "3",
-                "-Xmx128m rebuild: peak used heap (sampled)",
-                "peak used",
-                Harness.num(r, "peakHeapBytes"),
-                "max heap",
-                Harness.num(r, "maxHeapBytes"),
-                "B",
-                Double.NaN,
-                ""));
+        String outcome = ok ? " (succeeded)" : " (FAILED)";
+        h.figures.add(ofMaxHeap(
+                r, "table on disk / max heap" + outcome, "data", "dataBytes", Aim.atLeast(5, ">= 5, and succeeds")));
+        h.figures.add(ofMaxHeap(r, "peak live heap (after GC)", "peak live", "peakLiveHeapBytes", Aim.NONE));
+        h.figures.add(ofMaxHeap(r, "peak used heap (sampled)", "peak used", "peakHeapBytes", Aim.NONE));
         if (!ok) {
             h.failures.add(
                     "lowheap: the rebuild at -Xmx128m did not succeed: " + r.getOrDefault("error", child.lastError()));
         }
         h.deleteUnlessKept(dir, null);
+    }
+
+    /** The RESULT value {@code key} of the -Xmx128m rebuild, in bytes, against its max heap. */
+    private static Figure ofMaxHeap(Map<String, String> r, String name, String label, String key, Aim aim) {
+        return Figure.of(
+                "3",
+                "-Xmx128m rebuild: " + name,
+                "B",
+                Figure.side(label, Harness.num(r, key)),
+                Figure.side("max heap", Harness.num(r, "maxHeapBytes")),
+                aim);
     }
 }

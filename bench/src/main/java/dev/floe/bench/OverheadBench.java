@@ -1,5 +1,7 @@
 package dev.floe.bench;
 
+import dev.floe.bench.Figure.Aim;
+import dev.floe.bench.Figure.Side;
 import dev.floe.samples.ChildJvm;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -81,34 +83,23 @@ final class OverheadBench {
         double median = Harness.percentile(ratios, 50);
         double lowest = Harness.percentile(ratios, 0);
         double highest = Harness.percentile(ratios, 100);
-        Figure p50 = Figure.ratio(
-                "5",
-                String.format(
-                        Locale.ROOT, "commit p50, agent attached with triggers off (%d A/B pairs)", ratios.size()),
-                "agent",
-                Harness.percentile(agent, 50),
-                "no agent",
-                Harness.percentile(plain, 50),
-                "ms",
-                Double.NaN,
-                "<= 1.03",
-                median <= 1.03,
-                String.format(Locale.ROOT, "median of pair ratios; pairs %.3f..%.3f", lowest, highest));
-        p50.ratioOverride = median;
-        h.figures.add(p50);
-        Figure p99 = Figure.ratio(
-                "5",
-                "commit p99, agent attached with triggers off",
-                "agent",
-                Double.NaN,
-                "no agent",
-                Double.NaN,
-                "",
-                Double.NaN,
-                "",
-                null,
-                "median of pair ratios");
-        p99.ratioOverride = Harness.percentile(p99Ratios, 50);
-        h.figures.add(p99);
+        String pairs = String.format(Locale.ROOT, "median of pair ratios; pairs %.3f..%.3f", lowest, highest);
+        h.figures.add(Figure.of(
+                        "5",
+                        String.format(
+                                Locale.ROOT,
+                                "commit p50, agent attached with triggers off (%d A/B pairs)",
+                                ratios.size()),
+                        "ms",
+                        Figure.side("agent", Harness.percentile(agent, 50)),
+                        Figure.side("no agent", Harness.percentile(plain, 50)),
+                        Aim.judged("<= 1.03", median <= 1.03))
+                .withNote(pairs)
+                .withRatio(median));
+        Side agentP99 = Figure.side("agent", Double.NaN);
+        Side plainP99 = Figure.side("no agent", Double.NaN);
+        h.figures.add(Figure.of("5", "commit p99, agent attached with triggers off", "", agentP99, plainP99)
+                .withNote("median of pair ratios")
+                .withRatio(Harness.percentile(p99Ratios, 50)));
     }
 }

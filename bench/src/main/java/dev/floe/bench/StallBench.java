@@ -1,5 +1,7 @@
 package dev.floe.bench;
 
+import dev.floe.bench.Figure.Aim;
+import dev.floe.bench.Figure.Side;
 import dev.floe.samples.ChildJvm;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -118,28 +120,19 @@ final class StallBench {
                     during.size(),
                     stall,
                     phasesText(phases, carriedFiles));
-            h.figures.add(Figure.ratio(
-                    "4",
-                    String.format(Locale.ROOT, "append stall, %,d-row table (worst - normal)", tableRows),
-                    "worst",
-                    worst,
-                    "normal p50",
-                    normal,
-                    "ms",
-                    Double.NaN,
-                    "stall <= 100 ms",
-                    stall <= 100,
-                    String.format(Locale.ROOT, "stall %.0f ms", stall)));
-            h.figures.add(Figure.ratio(
-                    "4",
-                    String.format(Locale.ROOT, "rebuild gate hold, %,d-row table", tableRows),
-                    "commit+swap",
-                    phases.getOrDefault("commit", 0L) + phases.getOrDefault("swap", 0L),
-                    "stream",
-                    phases.getOrDefault("stream", 0L),
-                    "ms",
-                    Double.NaN,
-                    ""));
+            String stallName = String.format(Locale.ROOT, "append stall, %,d-row table (worst - normal)", tableRows);
+            h.figures.add(Figure.of(
+                            "4",
+                            stallName,
+                            "ms",
+                            Figure.side("worst", worst),
+                            Figure.side("normal p50", normal),
+                            Aim.judged("stall <= 100 ms", stall <= 100))
+                    .withNote(String.format(Locale.ROOT, "stall %.0f ms", stall)));
+            Side hold = Figure.side("commit+swap", phases.getOrDefault("commit", 0L) + phases.getOrDefault("swap", 0L));
+            Side stream = Figure.side("stream", phases.getOrDefault("stream", 0L));
+            String holdName = String.format(Locale.ROOT, "rebuild gate hold, %,d-row table", tableRows);
+            h.figures.add(Figure.of("4", holdName, "ms", hold, stream));
             h.deleteUnlessKept(dir, null);
         }
         h.write("stall.csv", csv);
@@ -147,18 +140,11 @@ final class StallBench {
             double first = stalls.get(0)[1];
             double last = stalls.get(stalls.size() - 1)[1];
             boolean flat = last <= Math.max(1.5 * first, first + 20);
-            h.figures.add(Figure.ratio(
-                    "4",
-                    "append stall flat in table size",
-                    String.format(Locale.ROOT, "%,d rows", (long) stalls.get(stalls.size() - 1)[0]),
-                    last,
-                    String.format(Locale.ROOT, "%,d rows", (long) stalls.get(0)[0]),
-                    first,
-                    "ms",
-                    Double.NaN,
-                    "<= 1.5 or +20 ms",
-                    flat,
-                    null));
+            Side largest =
+                    Figure.side(String.format(Locale.ROOT, "%,d rows", (long) stalls.get(stalls.size() - 1)[0]), last);
+            Side smallest = Figure.side(String.format(Locale.ROOT, "%,d rows", (long) stalls.get(0)[0]), first);
+            Aim aim = Aim.judged("<= 1.5 or +20 ms", flat);
+            h.figures.add(Figure.of("4", "append stall flat in table size", "ms", largest, smallest, aim));
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.floe.bench;
 
+import dev.floe.bench.Figure.Aim;
+import dev.floe.bench.Figure.Side;
 import dev.floe.samples.ChildJvm;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -66,48 +68,6 @@ final class ThroughputBench {
                     floeMs,
                     floeRows / (floeMs / 1000),
                     floeInput / 1e6 / (floeMs / 1000)));
-            if (round.equals("measured")) {
-                h.figures.add(Figure.ratio(
-                        "2",
-                        String.format(Locale.ROOT, "rebuild rows/s (%,d rows, %d files)", rows, files),
-                        "floe stream",
-                        floeRows / (floeMs / 1000),
-                        "parquet-java read+write",
-                        rows / (pjMs / 1000),
-                        "rows/s",
-                        -0.8,
-                        ">= 0.8"));
-                h.figures.add(Figure.ratio(
-                        "2",
-                        "rebuild MB/s (input bytes)",
-                        "floe stream",
-                        floeInput / 1e6 / (floeMs / 1000),
-                        "parquet-java read+write",
-                        input / 1e6 / (pjMs / 1000),
-                        "MB/s",
-                        -0.8,
-                        ">= 0.8"));
-                h.figures.add(Figure.ratio(
-                        "2",
-                        "rebuild, whole (all phases) vs stream",
-                        "floe all phases",
-                        Harness.num(r, "floeRebuildMs"),
-                        "floe stream",
-                        floeMs,
-                        "ms",
-                        Double.NaN,
-                        ""));
-                h.figures.add(Figure.ratio(
-                        "2",
-                        "output bytes",
-                        "floe",
-                        Harness.num(r, "floeOutputBytes"),
-                        "parquet-java",
-                        Harness.num(r, "pjOutputBytes"),
-                        "B",
-                        Double.NaN,
-                        ""));
-            }
             System.out.printf(
                     Locale.ROOT,
                     "  %-8s parquet-java read %s ms, read+write %s ms; floe stream %s ms (rebuild %s ms)%n",
@@ -118,6 +78,38 @@ final class ThroughputBench {
                     r.get(p + "floeRebuildMs"));
         }
         h.write("throughput.csv", csv);
+        addFigures(h, r, rows, files);
         h.deleteUnlessKept(dir, null);
+    }
+
+    /** The figures, from the measured round (the RESULT values without the "warm." prefix). */
+    private static void addFigures(Harness h, Map<String, String> r, long rows, int files) {
+        double input = Harness.num(r, "inputBytes");
+        double pjSeconds = Harness.num(r, "pjReadWriteMs") / 1000;
+        double floeMs = Harness.num(r, "floeStreamMs");
+        double floeSeconds = floeMs / 1000;
+        double floeRows = Harness.num(r, "floeRows");
+        double floeInput = Harness.num(r, "floeInputBytes");
+        String rowsName = String.format(Locale.ROOT, "rebuild rows/s (%,d rows, %d files)", rows, files);
+        h.figures.add(againstParquetJava(rowsName, "rows/s", floeRows / floeSeconds, rows / pjSeconds));
+        h.figures.add(againstParquetJava(
+                "rebuild MB/s (input bytes)", "MB/s", floeInput / 1e6 / floeSeconds, input / 1e6 / pjSeconds));
+        Side allPhases = Figure.side("floe all phases", Harness.num(r, "floeRebuildMs"));
+        h.figures.add(Figure.of(
+                "2", "rebuild, whole (all phases) vs stream", "ms", allPhases, Figure.side("floe stream", floeMs)));
+        Side floeOutput = Figure.side("floe", Harness.num(r, "floeOutputBytes"));
+        Side pjOutput = Figure.side("parquet-java", Harness.num(r, "pjOutputBytes"));
+        h.figures.add(Figure.of("2", "output bytes", "B", floeOutput, pjOutput));
+    }
+
+    /** The floe stream's rate against parquet-java reading and writing the same rows: at least 0.8 of it. */
+    private static Figure againstParquetJava(String name, String unit, double floe, double parquetJava) {
+        return Figure.of(
+                "2",
+                name,
+                unit,
+                Figure.side("floe stream", floe),
+                Figure.side("parquet-java read+write", parquetJava),
+                Aim.atLeast(0.8));
     }
 }
