@@ -71,26 +71,32 @@ public final class BenchIngest extends Ingest {
     /** Maintained mode: snapshots expiry keeps, and metadata files delete-after-commit keeps. */
     static final int RETAIN_LAST = 10;
 
-    private final boolean maintained;
-    private final int expireEvery;
-    private final int seriesEvery;
-    private final int stopAfterCollapse;
-    private final int heapProbeEvery;
-    private final SeriesCsv series;
-    private final HeapWatch heap;
+    /** The benchmarks' -Dbench.* options (see {@link #USAGE}). */
+    private record Options(
+            boolean maintained, int expireEvery, int seriesEvery, int stopAfterCollapse, int heapProbeEvery) {
+        static Options fromSystemProperties() {
+            return new Options(
+                    IngestSettings.choice("bench.mode", "fast", "maintained").equals("maintained"),
+                    (int) IngestSettings.option("bench.expire-every", 100, 1),
+                    (int) IngestSettings.option("bench.series-every", 50, 1),
+                    (int) IngestSettings.option("bench.stop-after-collapse", -1, 0),
+                    (int) IngestSettings.option("bench.heap-probe-every", 0, 0));
+        }
+    }
+
+    // what the run has seen so far
     private final AtomicInteger commits = new AtomicInteger();
     private final AtomicInteger firstCollapseAt = new AtomicInteger();
     private final AtomicLong maintenanceNanos = new AtomicLong();
     private final ThreadLocal<long[]> expireNanos = ThreadLocal.withInitial(() -> new long[1]);
     private volatile boolean stop;
 
+    private final Options options = Options.fromSystemProperties();
+    private final SeriesCsv series;
+    private final HeapWatch heap;
+
     private BenchIngest(IngestSettings settings) {
         super(settings);
-        maintained = IngestSettings.choice("bench.mode", "fast", "maintained").equals("maintained");
-        expireEvery = (int) IngestSettings.option("bench.expire-every", 100, 1);
-        seriesEvery = (int) IngestSettings.option("bench.series-every", 50, 1);
-        stopAfterCollapse = (int) IngestSettings.option("bench.stop-after-collapse", -1, 0);
-        heapProbeEvery = (int) IngestSettings.option("bench.heap-probe-every", 0, 0);
         String csv = System.getProperty("bench.series-csv", "").trim();
         heap = new HeapWatch();
         try {
@@ -112,7 +118,7 @@ public final class BenchIngest extends Ingest {
 
     @Override
     protected Map<String, String> tableProperties() {
-        return maintained
+        return options.maintained()
                 ? Map.of(
                         TableProperties.METADATA_DELETE_AFTER_COMMIT_ENABLED,
                         "true",
@@ -124,11 +130,11 @@ public final class BenchIngest extends Ingest {
     @Override
     protected void commit(TableHandle handle, DataFile file) throws Exception {
         long expired = 0;
-        if (!maintained) {
+        if (!options.maintained()) {
             super.commit(handle, file);
         } else {
             handle.table().newAppend().appendFile(file).commit();
-            if (commits.incrementAndGet() % expireEvery == 0) {
+            if (commits.incrementAndGet() % options.expireEvery() == 0) {
                 long e0 = System.nanoTime();
                 handle.table()
                         .expireSnapshots()
@@ -148,12 +154,12 @@ public final class BenchIngest extends Ingest {
         if (commit.handleCollapses() > 0 && firstCollapseAt.get() == 0) {
             firstCollapseAt.compareAndSet(0, commit.number());
         }
-        if (heapProbeEvery > 0 && commit.number() % heapProbeEvery == 0) {
+        if (options.heapProbeEvery() > 0 && commit.number() % options.heapProbeEvery() == 0) {
             heap.probeLive();
         }
         if (series != null) {
             long metadata = -1;
-            if (commit.number() % seriesEvery == 0) {
+            if (commit.number() % options.seriesEvery() == 0) {
                 metadata = TableFacts.metadataBytes(commit.table().location());
             }
             series.row(
@@ -165,7 +171,8 @@ public final class BenchIngest extends Ingest {
                     metadata);
         }
         int collapsedAt = firstCollapseAt.get();
-        if (stopAfterCollapse >= 0 && collapsedAt > 0 && commit.number() >= collapsedAt + stopAfterCollapse) {
+        int stopAfter = options.stopAfterCollapse();
+        if (stopAfter >= 0 && collapsedAt > 0 && commit.number() >= collapsedAt + stopAfter) {
             stop = true;
         }
     }
@@ -180,16 +187,16 @@ public final class BenchIngest extends Ingest {
         if (series != null) {
             series.close();
         }
-        if (heapProbeEvery > 0) {
+        if (options.heapProbeEvery() > 0) {
             heap.probeLive();
         }
         values.put("peakHeapBytes", Long.toString(heap.peakUsedBytes()));
         values.put("peakLiveHeapBytes", Long.toString(heap.peakLiveBytes()));
-        values.put("liveHeapBytes", Long.toString(heapProbeEvery > 0 ? heap.probedLiveBytes() : -1));
+        values.put("liveHeapBytes", Long.toString(options.heapProbeEvery() > 0 ? heap.probedLiveBytes() : -1));
         values.put("liveMetadataBytes", Long.toString(LiveMetadata.bytes(table)));
         values.put("maintenanceMs", Long.toString(maintenanceNanos.get() / 1_000_000));
         values.put("firstCollapseAt", Integer.toString(firstCollapseAt.get()));
-        values.put("mode", maintained ? "maintained" : "fast");
+        values.put("mode", options.maintained() ? "maintained" : "fast");
     }
 
     @Override

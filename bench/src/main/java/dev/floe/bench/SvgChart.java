@@ -19,12 +19,10 @@ final class SvgChart {
             DoubleFunction<String> yFormat,
             List<Line> lines) {}
 
-    private static final int PANEL_WIDTH = 480;
-    private static final int PANEL_HEIGHT = 400;
-    private static final int LEFT = 78;
-    private static final int RIGHT = 18;
-    private static final int TOP = 100;
-    private static final int BOTTOM = 52;
+    /** A panel's size in pixels, and the margins of its plot area inside it. */
+    private static final int PANEL_WIDTH = 480, PANEL_HEIGHT = 400;
+
+    private static final int LEFT = 78, RIGHT = 18, TOP = 100, BOTTOM = 52;
 
     private SvgChart() {}
 
