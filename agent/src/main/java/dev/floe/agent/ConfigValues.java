@@ -9,6 +9,27 @@ import java.util.regex.Pattern;
 
 /** Typed access to the raw values, each failure naming its key, value and expected form. */
 final class ConfigValues {
+    /** What each size unit multiplies by: powers of 1024, and of 1000 for the decimal ones. */
+    private static final java.util.Map<String, Long> SCALES = java.util.Map.of(
+            "b",
+            1L,
+            "kib",
+            1L << 10,
+            "mib",
+            1L << 20,
+            "gib",
+            1L << 30,
+            "tib",
+            1L << 40,
+            "kb",
+            1_000L,
+            "mb",
+            1_000_000L,
+            "gb",
+            1_000_000_000L,
+            "tb",
+            1_000_000_000_000L);
+
     private static final Pattern SIZE =
             Pattern.compile("(\\d+)\\s*(b|kib|mib|gib|tib|kb|mb|gb|tb)?", Pattern.CASE_INSENSITIVE);
     private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)", Pattern.CASE_INSENSITIVE);
@@ -60,35 +81,7 @@ final class ConfigValues {
             throw invalid(key);
         }
         String unit = m.group(2) == null ? "b" : m.group(2).toLowerCase(Locale.ROOT);
-        long scale;
-        switch (unit) {
-            case "kib":
-                scale = 1L << 10;
-                break;
-            case "mib":
-                scale = 1L << 20;
-                break;
-            case "gib":
-                scale = 1L << 30;
-                break;
-            case "tib":
-                scale = 1L << 40;
-                break;
-            case "kb":
-                scale = 1_000L;
-                break;
-            case "mb":
-                scale = 1_000_000L;
-                break;
-            case "gb":
-                scale = 1_000_000_000L;
-                break;
-            case "tb":
-                scale = 1_000_000_000_000L;
-                break;
-            default:
-                scale = 1;
-        }
+        long scale = SCALES.get(unit);
         if (number <= 0 || number > Long.MAX_VALUE / scale) {
             throw invalid(key);
         }

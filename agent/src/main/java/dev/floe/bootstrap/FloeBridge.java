@@ -37,15 +37,7 @@ public final class FloeBridge {
     }
 
     public static long beforeCommit(Object ops) {
-        Dispatcher d = dispatcher;
-        if (d == null) {
-            return 0;
-        }
-        try {
-            return d.beforeCommit(ops);
-        } catch (Throwable e) {
-            return 0;
-        }
+        return enter(ops, false);
     }
 
     public static void afterCommit(Object ops, Object metadata, long entered, Throwable thrown) {
@@ -56,12 +48,17 @@ public final class FloeBridge {
     }
 
     public static long beforeOperation(Object ops) {
+        return enter(ops, true);
+    }
+
+    /** The gate before a commit or a whole operation; whatever goes wrong, none (0). */
+    private static long enter(Object ops, boolean operation) {
         Dispatcher d = dispatcher;
         if (d == null) {
             return 0;
         }
         try {
-            return d.beforeOperation(ops);
+            return operation ? d.beforeOperation(ops) : d.beforeCommit(ops);
         } catch (Throwable e) {
             return 0;
         }

@@ -19,21 +19,35 @@ public interface FloeState {
 
     /** floe's records in a state file of its own, for tables of other catalogs. */
     static FloeState of(dev.floe.catalog.FloeStateFile file) {
+        return of(file::entries, file::put, file::remove);
+    }
+
+    /** The records behind three functions: read a section, write an entry, remove one. */
+    static FloeState of(
+            java.util.function.Function<String, NavigableMap<String, String>> entries,
+            Put put,
+            java.util.function.BiPredicate<String, String> remove) {
         return new FloeState() {
             @Override
             public NavigableMap<String, String> entries(String section) {
-                return file.entries(section);
+                return entries.apply(section);
             }
 
             @Override
             public void put(String section, String key, String value) {
-                file.put(section, key, value);
+                put.put(section, key, value);
             }
 
             @Override
             public boolean remove(String section, String key) {
-                return file.remove(section, key);
+                return remove.test(section, key);
             }
         };
+    }
+
+    /** Writes one entry of a section. */
+    @FunctionalInterface
+    interface Put {
+        void put(String section, String key, String value);
     }
 }

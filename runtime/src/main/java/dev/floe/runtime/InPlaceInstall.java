@@ -48,7 +48,7 @@ final class InPlaceInstall {
         StagedOperations staged = new StagedOperations(liveOps, stripped);
         Table target = new BaseTable(staged, "floe-rebuild-of-" + base.uuid());
         RebuiltSnapshotCommit.commit(target, known, prewritten, late, base, pinned, maxWriters, journal);
-        return staged.staged();
+        return staged.current();
     }
 
     /**

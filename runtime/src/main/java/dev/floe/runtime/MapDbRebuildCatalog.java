@@ -19,22 +19,7 @@ public final class MapDbRebuildCatalog implements RebuildCatalog {
 
     public MapDbRebuildCatalog(MapDbCatalog catalog) {
         this.catalog = catalog;
-        this.state = new FloeState() {
-            @Override
-            public NavigableMap<String, String> entries(String section) {
-                return catalog.durableEntries(section);
-            }
-
-            @Override
-            public void put(String section, String key, String value) {
-                catalog.putDurable(section, key, value);
-            }
-
-            @Override
-            public boolean remove(String section, String key) {
-                return catalog.removeDurable(section, key);
-            }
-        };
+        this.state = FloeState.of(catalog::durableEntries, catalog::putDurable, catalog::removeDurable);
     }
 
     /** The catalog itself, for the swap. */

@@ -24,10 +24,6 @@ final class StagedOperations implements TableOperations {
     }
 
     /** The version the commits so far have built. */
-    TableMetadata staged() {
-        return staged;
-    }
-
     @Override
     public TableMetadata current() {
         return staged;

@@ -55,6 +55,20 @@ final class CatalogSession {
     }
 
     /** Opens the catalog; a missing catalog file is reported, never created. */
+    /**
+     * Runs one command on the catalog {@code file} names, closing it after and flushing what the
+     * command printed; returns the command's exit code.
+     */
+    static int run(Path file, java.util.function.ToIntFunction<MapDbCatalog> command) {
+        try (MapDbCatalog catalog = open(file)) {
+            int code = command.applyAsInt(catalog);
+            System.out.flush();
+            return code;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     static MapDbCatalog open(Path file) {
         Map<String, String> props = properties(file);
         Path catalogFile = catalogFile(props);

@@ -1,6 +1,5 @@
 package dev.floe.agent.cli;
 
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -24,7 +23,7 @@ import picocli.CommandLine.Parameters;
             "4:no such table, or no catalog file",
             "5:no Iceberg on the class path"
         })
-final class CompactCommand implements Callable<Integer> {
+final class CompactCommand extends HostCommand {
     @Mixin
     CatalogOption catalog;
 
@@ -45,8 +44,7 @@ final class CompactCommand implements Callable<Integer> {
     boolean dryRun;
 
     @Override
-    public Integer call() {
-        FloeCli.requireHostLibraries();
+    int run() {
         return CompactRun.run(this);
     }
 }

@@ -15,9 +15,7 @@ import dev.floe.runtime.Reclaimer;
 import dev.floe.runtime.RetiredMetadata;
 import dev.floe.runtime.SourceStats;
 import dev.floe.runtime.WriterGate;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Properties;
@@ -39,7 +37,7 @@ final class CompactRun {
         RebuildSettings settings = config.settings().rebuild();
         TableIdentifier identifier = CatalogSession.identifier(command.table);
         PrintStream out = System.out;
-        try (MapDbCatalog catalog = CatalogSession.open(command.catalog.file)) {
+        return CatalogSession.run(command.catalog.file, catalog -> {
             if (!catalog.tableExists(identifier)) {
                 throw new FloeCli.CliException(
                         FloeCli.NOT_FOUND, "no table " + identifier + " in " + catalog.catalogFile());
@@ -78,11 +76,8 @@ final class CompactRun {
                         + Text.instant(job.due()) + " (" + Text.relative(job.due(), Instant.now())
                         + "); run `reclaim` then, or `reclaim --now` once no reader uses the old table");
             }
-            out.flush();
             return FloeCli.OK;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        });
     }
 
     private static int dryRun(

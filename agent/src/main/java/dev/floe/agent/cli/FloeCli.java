@@ -169,7 +169,7 @@ public final class FloeCli implements Runnable {
         return message == null || message.isBlank() ? e.toString() : message;
     }
 
-    /** Fails unless the host's libraries are visible; every command calls this first. */
+    /** Fails unless the host's libraries are visible; every {@link HostCommand} calls this first. */
     static void requireHostLibraries() {
         List<String> missing = missing(FloeCli.class.getClassLoader());
         if (!missing.isEmpty()) {

@@ -1,12 +1,9 @@
 package dev.floe.agent.cli;
 
-import dev.floe.catalog.MapDbCatalog;
 import dev.floe.runtime.ReclaimJob;
 import dev.floe.runtime.Reclaimer;
 import dev.floe.runtime.Recovery;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -21,22 +18,19 @@ final class MaintenanceRun {
     static int reclaim(ReclaimCommand command) {
         PrintStream out = System.out;
         Instant now = Instant.now();
-        try (MapDbCatalog catalog = CatalogSession.open(command.catalog.file)) {
+        return CatalogSession.run(command.catalog.file, catalog -> {
             Reclaimer reclaimer = new Reclaimer(catalog);
             List<ReclaimJob> before = reclaimer.pending();
             Reclaimer.Result result = command.now ? reclaimer.runAll() : reclaimer.runDue(now);
             report(out, before, reclaimer.pending(), result, command.now, now);
-            out.flush();
             return FloeCli.OK;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        });
     }
 
     static int recover(RecoverCommand command) {
         PrintStream out = System.out;
         Instant now = Instant.now();
-        try (MapDbCatalog catalog = CatalogSession.open(command.catalog.file)) {
+        return CatalogSession.run(command.catalog.file, catalog -> {
             Map<TableIdentifier, TableIdentifier> unfinished = Recovery.unfinishedRebuilds(catalog);
             List<ReclaimJob> before = new Reclaimer(catalog).pending();
             Recovery.Result result = Recovery.run(catalog, now);
@@ -49,11 +43,8 @@ final class MaintenanceRun {
                         + " and the files it wrote (an unfinished rebuild" + (live == null ? "" : " of " + live) + ")");
             }
             report(out, before, new Reclaimer(catalog).pending(), result.reclaimed(), false, now);
-            out.flush();
             return FloeCli.OK;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        });
     }
 
     private static void report(

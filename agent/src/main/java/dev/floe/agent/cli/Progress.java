@@ -23,21 +23,18 @@ final class Progress implements CompactionProbe, AutoCloseable {
 
     private final TableIdentifier table;
     private final SourceStats source;
-    private final boolean terminal;
-    private final PrintStream out;
+    private final ProgressOutput output;
     private final AtomicLong rows = new AtomicLong();
     private final AtomicLong files = new AtomicLong();
     private volatile long started = System.nanoTime();
     private volatile boolean streaming;
     private volatile boolean closed;
     private final Thread ticker;
-    private int lastWidth;
 
     Progress(TableIdentifier table, SourceStats source, boolean terminal, PrintStream out) {
         this.table = table;
         this.source = source;
-        this.terminal = terminal;
-        this.out = out;
+        this.output = new ProgressOutput(out, terminal);
         this.ticker = new Thread(this::tick, "floe-cli-progress");
         ticker.setDaemon(true);
         ticker.start();
@@ -104,10 +101,8 @@ final class Progress implements CompactionProbe, AutoCloseable {
     }
 
     private synchronized void line(String text) {
-        clearBar();
-        out.println("floe: compact " + table + ": " + text);
-        out.flush();
-        if (terminal && streaming) {
+        output.line("floe: compact " + table + ": " + text);
+        if (output.terminal() && streaming) {
             drawBar();
         }
     }
@@ -116,14 +111,14 @@ final class Progress implements CompactionProbe, AutoCloseable {
         long lastPlain = System.nanoTime();
         while (!closed) {
             try {
-                Thread.sleep(terminal ? 200 : 500);
+                Thread.sleep(output.terminal() ? 200 : 500);
             } catch (InterruptedException e) {
                 return;
             }
             if (!streaming || closed) {
                 continue;
             }
-            if (terminal) {
+            if (output.terminal()) {
                 synchronized (this) {
                     drawBar();
                 }
@@ -158,24 +153,15 @@ final class Progress implements CompactionProbe, AutoCloseable {
         long total = Math.max(1, Math.max(source.rows(), rows.get()));
         int filled = (int) Math.min(BAR, BAR * rows.get() / total);
         String bar = "[" + "#".repeat(filled) + ".".repeat(BAR - filled) + "] " + progress();
-        out.print("\r" + bar + " ".repeat(Math.max(0, lastWidth - bar.length())));
-        out.flush();
-        lastWidth = bar.length();
-    }
-
-    private void clearBar() {
-        if (terminal && lastWidth > 0) {
-            out.print("\r" + " ".repeat(lastWidth) + "\r");
-            lastWidth = 0;
-        }
+        output.redraw(bar);
     }
 
     @Override
     public synchronized void close() {
         closed = true;
         streaming = false;
-        clearBar();
-        out.flush();
+        output.clear();
+        output.flush();
         ticker.interrupt();
     }
 }

@@ -1,6 +1,5 @@
 package dev.floe.agent.cli;
 
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -22,7 +21,7 @@ import picocli.CommandLine.Option;
             "4:no catalog file",
             "5:no Iceberg on the class path"
         })
-final class ReclaimCommand implements Callable<Integer> {
+final class ReclaimCommand extends HostCommand {
     @Mixin
     CatalogOption catalog;
 
@@ -32,8 +31,7 @@ final class ReclaimCommand implements Callable<Integer> {
     boolean now;
 
     @Override
-    public Integer call() {
-        FloeCli.requireHostLibraries();
+    int run() {
         return MaintenanceRun.reclaim(this);
     }
 }

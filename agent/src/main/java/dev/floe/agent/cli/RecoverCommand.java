@@ -1,6 +1,5 @@
 package dev.floe.agent.cli;
 
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
@@ -21,13 +20,12 @@ import picocli.CommandLine.Mixin;
             "4:no catalog file",
             "5:no Iceberg on the class path"
         })
-final class RecoverCommand implements Callable<Integer> {
+final class RecoverCommand extends HostCommand {
     @Mixin
     CatalogOption catalog;
 
     @Override
-    public Integer call() {
-        FloeCli.requireHostLibraries();
+    int run() {
         return MaintenanceRun.recover(this);
     }
 }

@@ -1,6 +1,5 @@
 package dev.floe.agent.cli;
 
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -24,7 +23,7 @@ import picocli.CommandLine.Parameters;
             "4:no catalog file, or no table matches",
             "5:no Iceberg on the class path"
         })
-final class StatusCommand implements Callable<Integer> {
+final class StatusCommand extends HostCommand {
     @Mixin
     CatalogOption catalog;
 
@@ -43,8 +42,7 @@ final class StatusCommand implements Callable<Integer> {
     boolean json;
 
     @Override
-    public Integer call() {
-        FloeCli.requireHostLibraries();
+    int run() {
         return StatusRun.run(this);
     }
 }

@@ -43,7 +43,7 @@ final class StatusRun {
                 command.config.load(new Properties()).settings().rebuild().targetFileBytes() / 4;
         PrintStream out = System.out;
         Instant now = Instant.now();
-        try (MapDbCatalog catalog = CatalogSession.open(command.catalog.file)) {
+        return CatalogSession.run(command.catalog.file, catalog -> {
             Map<TableIdentifier, TableIdentifier> unfinished = Recovery.unfinishedRebuilds(catalog);
             List<TableIdentifier> tables = CatalogSession.tables(catalog, command.glob);
             tables.removeAll(unfinished.keySet());
@@ -63,11 +63,8 @@ final class StatusRun {
             } else {
                 text(out, catalog, statuses, unfinished, smallBelow, now);
             }
-            out.flush();
             return FloeCli.OK;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        });
     }
 
     static TableStatus status(

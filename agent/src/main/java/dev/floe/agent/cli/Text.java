@@ -7,6 +7,10 @@ import java.util.Locale;
 
 /** Numbers, sizes, times and JSON strings as the CLI prints them. */
 final class Text {
+    /** JSON's two-character escapes. */
+    private static final java.util.Map<Character, String> ESCAPES =
+            java.util.Map.of('"', "\\\"", '\\', "\\\\", '\n', "\\n", '\r', "\\r", '\t', "\\t");
+
     private Text() {}
 
     static String count(long n) {
@@ -53,28 +57,13 @@ final class Text {
         }
         StringBuilder out = new StringBuilder("\"");
         for (char c : value.toCharArray()) {
-            switch (c) {
-                case '"':
-                    out.append("\\\"");
-                    break;
-                case '\\':
-                    out.append("\\\\");
-                    break;
-                case '\n':
-                    out.append("\\n");
-                    break;
-                case '\r':
-                    out.append("\\r");
-                    break;
-                case '\t':
-                    out.append("\\t");
-                    break;
-                default:
-                    if (c < 0x20) {
-                        out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
+            String escape = ESCAPES.get(c);
+            if (escape != null) {
+                out.append(escape);
+            } else if (c < 0x20) {
+                out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+            } else {
+                out.append(c);
             }
         }
         return out.append('"').toString();
