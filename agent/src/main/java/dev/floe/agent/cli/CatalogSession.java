@@ -54,7 +54,6 @@ final class CatalogSession {
         return props;
     }
 
-    /** Opens the catalog; a missing catalog file is reported, never created. */
     /**
      * Runs one command on the catalog {@code file} names, closing it after and flushing what the
      * command printed; returns the command's exit code.
@@ -69,6 +68,7 @@ final class CatalogSession {
         }
     }
 
+    /** Opens the catalog; a missing catalog file is reported, never created. */
     static MapDbCatalog open(Path file) {
         Map<String, String> props = properties(file);
         Path catalogFile = catalogFile(props);
