@@ -111,14 +111,16 @@ final class CatalogStore {
             if (references > 0) {
                 return;
             }
+            // closed while OPEN is held: an acquire of the same file in this JVM waits until the file
+            // and its process lock are released, instead of finding the lock still taken
             OPEN.remove(file);
-        }
-        writeLock.lock();
-        try {
-            db.close();
-        } finally {
-            writeLock.unlock();
-            processLock.release();
+            writeLock.lock();
+            try {
+                db.close();
+            } finally {
+                writeLock.unlock();
+                processLock.release();
+            }
         }
     }
 

@@ -41,13 +41,23 @@ final class InPlace extends Installation {
         rebuilt = InPlaceInstall.stage(
                 liveOps,
                 current,
-                RebuiltTableProperties.of(settings, current.properties()),
+                RebuiltTableProperties.of(settings, current.properties(), true),
                 known,
                 prewritten,
                 late,
                 pinned,
                 settings.writerMarkers(),
                 journal);
+        // what Iceberg wrote for the staged snapshots (manifest lists, and manifests of a format-1
+        // table) is this attempt's too: a refused or failed install deletes it with the rest
+        for (org.apache.iceberg.Snapshot snapshot : rebuilt.snapshots()) {
+            journal.fileStarted(snapshot.manifestListLocation());
+            for (ManifestFile manifest : snapshot.allManifests(liveOps.io())) {
+                if (!journal.files().contains(manifest.path())) {
+                    journal.fileStarted(manifest.path());
+                }
+            }
+        }
     }
 
     @Override

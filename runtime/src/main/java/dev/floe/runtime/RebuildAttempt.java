@@ -281,8 +281,9 @@ final class RebuildAttempt {
                     e.toString());
             retiredFiles = -1;
         }
-        if (context.settings().metadataVersions() > 0) {
-            // after the expansion, which reads them to find every file they reference
+        if (context.settings().metadataVersions() > 0 && retiredFiles >= 0) {
+            // after the expansion, which reads them to find every file they reference (if it failed,
+            // they stay for the next reclaim to read)
             MetadataHistoryTrim.deleteForgotten(catalog, identifier, retiredMetadata, current);
         }
         reached(CompactionStep.RECLAIM_RECORDED);

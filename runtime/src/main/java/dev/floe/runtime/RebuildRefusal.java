@@ -7,6 +7,8 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.util.PropertyUtil;
 
 /**
  * The one place that decides whether floe can rebuild a table: the rebuild's first step asks it,
@@ -30,6 +32,11 @@ public final class RebuildRefusal {
         }
         if (metadata.currentSnapshot() == null) {
             return "has no snapshot: nothing to rebuild";
+        }
+        if (!PropertyUtil.propertyAsBoolean(
+                metadata.properties(), TableProperties.GC_ENABLED, TableProperties.GC_ENABLED_DEFAULT)) {
+            return "has gc.enabled=false (its files may belong to another table, and a rebuild deletes the files"
+                    + " it retires)";
         }
         Set<Long> onMain = new HashSet<>();
         for (Snapshot s = metadata.currentSnapshot();

@@ -19,8 +19,20 @@ final class RebuiltTableProperties {
     private RebuiltTableProperties() {}
 
     static Map<String, String> of(RebuildSettings settings, Map<String, String> live) {
+        return of(settings, live, false);
+    }
+
+    /**
+     * @param keepTableSettings in place, in a catalog other engines share: a codec or level the table
+     *     sets itself stays (the rebuilt files are ZSTD either way)
+     */
+    static Map<String, String> of(RebuildSettings settings, Map<String, String> live, boolean keepTableSettings) {
         Map<String, String> props = new LinkedHashMap<>();
-        props.putAll(writeProperties(settings));
+        writeProperties(settings).forEach((key, value) -> {
+            if (!keepTableSettings || !live.containsKey(key)) {
+                props.put(key, value);
+            }
+        });
         if (settings.metadataVersions() > 0 && !live.containsKey(TableProperties.METADATA_PREVIOUS_VERSIONS_MAX)) {
             props.put(TableProperties.METADATA_PREVIOUS_VERSIONS_MAX, Integer.toString(settings.metadataVersions()));
         }

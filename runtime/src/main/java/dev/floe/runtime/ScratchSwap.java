@@ -60,6 +60,10 @@ final class ScratchSwap extends Installation {
                                     DurableChange.put(ReclaimJob.SECTION, job.id(), job.encode()),
                                     journal.clearOnSwap()),
                             () -> CrashPoint.reach("catalog.swap-uncommitted"));
+        } catch (org.apache.iceberg.exceptions.CommitFailedException e) {
+            // a commit slipped past the gate (another writer of this file): it is kept, and this
+            // attempt starts again from it
+            throw new RebuildAttempt.StartAgain("the swap was refused: " + e.getMessage());
         } catch (CatalogFileException e) {
             // the catalog file failed mid-swap: whether the swap landed is unknown, so nothing is
             // deleted now; the next start's recovery finds the journal exactly when it did not land

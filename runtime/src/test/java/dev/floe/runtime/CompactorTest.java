@@ -363,6 +363,26 @@ class CompactorTest {
     }
 
     @Test
+    void aTableThatDoesNotOwnItsFilesIsRefusedAndLeftAsItIs() {
+        // gc.enabled=false: a snapshot of another table, or one registered over files it does not own;
+        // a rebuild would delete the files it retires
+        Table table = eventsWithTinyAppends(4, 2);
+        table.updateProperties()
+                .set(org.apache.iceberg.TableProperties.GC_ENABLED, "false")
+                .commit();
+        String before = catalog.metadataLocation(EVENTS);
+        java.util.Set<String> files = TestTables.filesOnDisk(root);
+
+        assertThatThrownBy(() -> compactor().compactTable(catalog, EVENTS, Prune.NONE))
+                .isInstanceOf(RebuildException.class)
+                .hasMessageContaining("gc.enabled=false");
+
+        assertThat(catalog.metadataLocation(EVENTS)).isEqualTo(before);
+        assertThat(TestTables.filesOnDisk(root)).isEqualTo(files);
+        assertThat(catalog.listTables(Namespace.of("db"))).containsExactly(EVENTS);
+    }
+
+    @Test
     void emptyTableIsRefused() {
         catalog.createTable(EVENTS, TestTables.SIMPLE);
         assertThatThrownBy(() -> compactor().compactTable(catalog, EVENTS, Prune.NONE))

@@ -100,11 +100,41 @@ class FailureInjectionTest {
     }
 
     @Test
-    void swapThatLosesToASlippedCommitKeepsTheCommit() {
+    void swapThatLosesToASlippedCommitKeepsTheCommitAndStartsAgain() {
         Table host = catalog.loadTableUncached(EVENTS);
+        int[] slipped = {0};
+        CompactionProbe slipPastTheGateOnce = (step, id) -> {
+            if (step == CompactionStep.SCRATCH_COMMITTED && slipped[0]++ == 0) {
+                TestTables.append(host, TestTables.simpleRows(900, 2));
+            }
+        };
+        Compactor compactor = new Compactor(
+                RebuildSettings.defaults(),
+                new WriterGate(),
+                new HandleRegistry(0),
+                slipPastTheGateOnce,
+                Clock.systemUTC());
+
+        CompactReport report = compactor.compactTable(catalog, EVENTS, Prune.NONE);
+
+        assertThat(report.attempts()).isEqualTo(2);
+        Table live = catalog.loadTableUncached(EVENTS);
+        assertThat(live.snapshots()).hasSize(1);
+        assertThat(TestTables.read(live))
+                .hasSize(26)
+                .anySatisfy(row -> assertThat(row.getField("id")).isEqualTo(900L));
+        assertThat(catalog.listTables(Namespace.of("db"))).containsExactly(EVENTS);
+        assertThat(catalog.durableEntries(RebuildJournal.SECTION)).isEmpty();
+    }
+
+    @Test
+    void swapThatLosesEveryTimeKeepsEveryCommitAndEndsBusy() {
+        Table host = catalog.loadTableUncached(EVENTS);
+        long[] next = {900};
         CompactionProbe slipPastTheGate = (step, id) -> {
             if (step == CompactionStep.SCRATCH_COMMITTED) {
-                TestTables.append(host, TestTables.simpleRows(900, 2));
+                TestTables.append(host, TestTables.simpleRows(next[0], 2));
+                next[0] += 2;
             }
         };
         Compactor compactor = new Compactor(
@@ -115,12 +145,11 @@ class FailureInjectionTest {
                 Clock.systemUTC());
 
         assertThatThrownBy(() -> compactor.compactTable(catalog, EVENTS, Prune.NONE))
-                .isInstanceOf(RebuildException.class)
-                .hasMessageContaining("moved");
+                .isInstanceOf(TableBusyException.class);
 
         Table live = catalog.loadTableUncached(EVENTS);
-        assertThat(live.snapshots()).hasSize(7);
-        assertThat(TestTables.read(live)).hasSize(26);
+        assertThat(live.snapshots()).hasSize(9);
+        assertThat(TestTables.read(live)).hasSize(30);
         assertThat(catalog.listTables(Namespace.of("db"))).containsExactly(EVENTS);
         assertThat(catalog.durableEntries(RebuildJournal.SECTION)).isEmpty();
         assertThat(catalog.durableEntries(ReclaimJob.SECTION)).isEmpty();

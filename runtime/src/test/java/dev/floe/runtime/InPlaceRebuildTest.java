@@ -161,6 +161,27 @@ class InPlaceRebuildTest {
         assertThat(stateFile.entries(ReclaimJob.SECTION))
                 .as("the refused attempt's job is gone")
                 .hasSize(1);
+
+        // nothing floe wrote for the refused attempt is left behind: once reclaimed, every data file,
+        // manifest and manifest list on disk is the live table's. (Iceberg's JdbcTableOperations leaves
+        // the metadata file of a commit that lost its compare-and-swap, floe's as any other writer's:
+        // that one file is the catalog's, not floe's.)
+        new Reclaimer(catalog).runDue(Instant.now());
+        Set<String> live = TestTables.localPaths(
+                ReachableFiles.of(((HasTableOperations) rebuilt).operations().refresh(), rebuilt.io()));
+        Set<String> onDisk;
+        try (Stream<Path> files = Files.walk(root.resolve("warehouse"))) {
+            onDisk = files.filter(Files::isRegularFile)
+                    .map(Path::toString)
+                    .filter(f -> !f.endsWith(".crc"))
+                    .collect(Collectors.toSet());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        Set<String> unreferenced = new java.util.HashSet<>(onDisk);
+        unreferenced.removeAll(live);
+        assertThat(onDisk).containsAll(live);
+        assertThat(unreferenced).singleElement().asString().endsWith(".metadata.json");
     }
 
     @Test
