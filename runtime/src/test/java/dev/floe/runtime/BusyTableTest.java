@@ -17,37 +17,15 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.Record;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A table whose commits are not appends cannot be rebuilt yet: each attempt stops as soon as the
  * first such commit is seen, and the guard backs off (doubling, capped) instead of re-reading the
  * table without a pause.
  */
-class BusyTableTest {
-    static final TableIdentifier EVENTS = TableIdentifier.of("db", "events");
-
-    @TempDir
-    Path root;
-
-    MapDbCatalog catalog;
-
-    @BeforeEach
-    void open() {
-        catalog = TestTables.catalog(root);
-        catalog.createNamespace(Namespace.of("db"));
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        catalog.close();
-    }
+class BusyTableTest extends CatalogFixture {
 
     /** Deletes one whole data file of the table through {@code host}: a commit that is not an append. */
     private static void deleteOneFile(Table host) {
@@ -105,20 +83,14 @@ class BusyTableTest {
                 return false;
             };
         };
-        GuardSettings settings = new GuardSettings(
-                List.of("db.*"),
-                4,
-                1000,
-                16L << 20,
-                Duration.ZERO,
-                RebuildSettings.defaults()
-                        .with(s -> s.reclaimGrace = Duration.ZERO)
-                        .with(s -> s.maxAttempts = 1),
-                prune,
-                16,
-                false,
-                Duration.ofMinutes(1),
-                Duration.ofMinutes(3));
+        GuardSettings settings = TestTables.guardSettings(
+                        4,
+                        RebuildSettings.defaults()
+                                .with(s -> s.reclaimGrace = Duration.ZERO)
+                                .with(s -> s.maxAttempts = 1),
+                        prune,
+                        false)
+                .withBusyBackoff(Duration.ofMinutes(1), Duration.ofMinutes(3));
         Guard guard = new Guard(settings, clock, ",test=" + System.nanoTime());
         try {
             long id = 0;
@@ -183,18 +155,11 @@ class BusyTableTest {
     @Test
     void theGuardWorksOnItsOwnInstanceWhenTheHostClosesItsCatalogs() throws Exception {
         Guard guard = new Guard(
-                new GuardSettings(
-                        List.of("db.*"),
+                TestTables.guardSettings(
                         4,
-                        1000,
-                        16L << 20,
-                        Duration.ZERO,
                         RebuildSettings.defaults().with(s -> s.reclaimGrace = Duration.ZERO),
                         () -> Prune.NONE,
-                        16,
-                        false,
-                        Duration.ofMinutes(1),
-                        Duration.ofHours(1)),
+                        false),
                 Clock.systemUTC(),
                 ",test=" + System.nanoTime());
         try {
@@ -237,18 +202,7 @@ class BusyTableTest {
     @Test
     void workForAFileNoInstanceHoldsOpenWaitsQuietly() throws Exception {
         Guard guard = new Guard(
-                new GuardSettings(
-                        List.of("db.*"),
-                        500,
-                        1000,
-                        16L << 20,
-                        Duration.ZERO,
-                        RebuildSettings.defaults(),
-                        () -> Prune.NONE,
-                        16,
-                        false,
-                        Duration.ofMinutes(1),
-                        Duration.ofHours(1)),
+                TestTables.guardSettings(500, RebuildSettings.defaults(), () -> Prune.NONE, false),
                 Clock.systemUTC(),
                 ",test=" + System.nanoTime());
         try {

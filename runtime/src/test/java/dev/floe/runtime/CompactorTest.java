@@ -3,8 +3,6 @@ package dev.floe.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.floe.catalog.MapDbCatalog;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,30 +18,10 @@ import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.exceptions.NoSuchTableException;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-class CompactorTest {
-    static final TableIdentifier EVENTS = TableIdentifier.of("db", "events");
-
-    @TempDir
-    Path root;
-
-    MapDbCatalog catalog;
+class CompactorTest extends CatalogFixture {
     RebuildSettings settings = RebuildSettings.defaults().with(s -> s.reclaimGrace = Duration.ZERO);
-
-    @BeforeEach
-    void open() {
-        catalog = TestTables.catalog(root);
-        catalog.createNamespace(Namespace.of("db"));
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        catalog.close();
-    }
 
     private Table eventsWithTinyAppends(int appends, int rowsPerAppend) {
         Table table = catalog.createTable(EVENTS, TestTables.SIMPLE);

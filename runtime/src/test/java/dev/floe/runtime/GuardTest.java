@@ -6,7 +6,6 @@ import dev.floe.catalog.MapDbCatalog;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import javax.management.ObjectName;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.PartitionSpec;
@@ -35,18 +34,11 @@ class GuardTest {
         catalog.createNamespace(Namespace.of("db"));
         GuardSettings defaults = GuardSettings.defaults();
         guard = new Guard(
-                new GuardSettings(
-                        List.of("db.*"),
+                TestTables.guardSettings(
                         10,
-                        1000,
-                        16L << 20,
-                        Duration.ZERO,
                         RebuildSettings.defaults().with(s -> s.reclaimGrace = Duration.ZERO),
                         () -> Prune.NONE,
-                        16,
-                        true,
-                        Duration.ofMinutes(1),
-                        Duration.ofHours(1)),
+                        true),
                 java.time.Clock.systemUTC(),
                 ",test=" + System.nanoTime());
         assertThat(defaults.triggerSnapshots()).isEqualTo(500);
@@ -156,18 +148,8 @@ class GuardTest {
     void forgottenMetadataFilesAreDeletedOnTheBackgroundThread() throws Exception {
         guard.close();
         guard = new Guard(
-                new GuardSettings(
-                        List.of("db.*"),
-                        100,
-                        1000,
-                        16L << 20,
-                        Duration.ZERO,
-                        RebuildSettings.defaults().with(s -> s.metadataVersions = 3),
-                        () -> Prune.NONE,
-                        16,
-                        false,
-                        Duration.ofMinutes(1),
-                        Duration.ofHours(1)),
+                TestTables.guardSettings(
+                        100, RebuildSettings.defaults().with(s -> s.metadataVersions = 3), () -> Prune.NONE, false),
                 java.time.Clock.systemUTC(),
                 ",test=" + System.nanoTime());
         Table table = eventsWith(org.apache.iceberg.TableProperties.METADATA_PREVIOUS_VERSIONS_MAX, "2");

@@ -2,7 +2,6 @@ package dev.floe.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.floe.catalog.MapDbCatalog;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,32 +14,11 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Metadata files the metadata log forgets are deleted by reference; nothing listed is touched. */
-class MetadataHistoryTrimTest {
-    static final TableIdentifier EVENTS = TableIdentifier.of("db", "events");
-
-    @TempDir
-    Path root;
-
-    MapDbCatalog catalog;
-
-    @BeforeEach
-    void open() {
-        catalog = TestTables.catalog(root);
-        catalog.createNamespace(Namespace.of("db"));
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        catalog.close();
-    }
+class MetadataHistoryTrimTest extends CatalogFixture {
 
     private static Set<String> metadataJsonOnDisk(Path root) {
         return TestTables.filesOnDisk(root).stream()

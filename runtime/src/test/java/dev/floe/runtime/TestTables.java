@@ -43,6 +43,26 @@ final class TestTables {
 
     private TestTables() {}
 
+    /**
+     * A guard of the {@code db.*} tables that rebuilds at {@code triggerSnapshots} snapshots, with no
+     * least interval between rebuilds, 16 tracked handles and the default busy back-off.
+     */
+    static GuardSettings guardSettings(
+            long triggerSnapshots, RebuildSettings rebuild, java.util.function.Supplier<Prune> prune, boolean jmx) {
+        return new GuardSettings(
+                List.of("db.*"),
+                triggerSnapshots,
+                1000,
+                16L << 20,
+                java.time.Duration.ZERO,
+                rebuild,
+                prune,
+                16,
+                jmx,
+                java.time.Duration.ofMinutes(1),
+                java.time.Duration.ofHours(1));
+    }
+
     static MapDbCatalog catalog(Path root) {
         return catalog(root, Map.of());
     }

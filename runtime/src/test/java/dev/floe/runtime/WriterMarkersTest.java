@@ -2,8 +2,6 @@ package dev.floe.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.floe.catalog.MapDbCatalog;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -14,38 +12,16 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.io.CloseableIterable;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A rebuild keeps what exactly-once writers record in snapshot summaries, so each finds its own
  * progress again by walking the ancestry from the head of main, the way each writer does it; and
  * the rebuilt snapshot's totals are those of its files.
  */
-class WriterMarkersTest {
-    static final TableIdentifier EVENTS = TableIdentifier.of("db", "events");
-
-    @TempDir
-    Path root;
-
-    MapDbCatalog catalog;
+class WriterMarkersTest extends CatalogFixture {
     RebuildSettings settings = RebuildSettings.defaults().with(s -> s.reclaimGrace = Duration.ZERO);
-
-    @BeforeEach
-    void open() {
-        catalog = TestTables.catalog(root);
-        catalog.createNamespace(Namespace.of("db"));
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        catalog.close();
-    }
 
     @Test
     void eachKeyFamilyFindsItsProgressAfterARebuild() {
