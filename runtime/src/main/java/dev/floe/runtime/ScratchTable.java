@@ -68,7 +68,7 @@ final class ScratchTable {
      * Drops a scratch table that was never swapped in, and deletes the files it wrote: those in
      * {@code journal}, plus the metadata files, manifest lists and manifests of the scratch table
      * itself. Data files it references but did not write (appends carried over from the live table)
-     * are the live table's and are left alone.
+     * are the live table's and are left alone, and so is anything else the live table references.
      */
     static void discard(MapDbCatalog catalog, RebuildJournal journal) {
         TableIdentifier scratch = journal.scratch();
@@ -87,6 +87,8 @@ final class ScratchTable {
         } catch (NoSuchTableException | NotFoundException e) {
             // never registered, or already dropped: the journal lists what it wrote
         }
+        // a safety net: nothing the live table references is deleted, whatever path led here
+        files.removeAll(liveFiles(catalog, journal.live()));
         for (String file : files) {
             try {
                 catalog.io().deleteFile(file);
@@ -95,5 +97,18 @@ final class ScratchTable {
             }
         }
         journal.clear();
+    }
+
+    /** Every file the live table references now; none while it is gone. */
+    private static Set<String> liveFiles(MapDbCatalog catalog, TableIdentifier live) {
+        try {
+            Table table = catalog.loadTableUncached(live);
+            // not strict: a live manifest already gone must not keep floe from cleaning up its own files
+            return new ReachableFiles(table.io(), false)
+                    .add(((HasTableOperations) table).operations().current())
+                    .files();
+        } catch (NoSuchTableException e) {
+            return Set.of();
+        }
     }
 }
