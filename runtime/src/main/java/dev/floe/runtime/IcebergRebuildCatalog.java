@@ -24,8 +24,10 @@ public final class IcebergRebuildCatalog implements RebuildCatalog {
 
     private final Catalog catalog;
     private final FloeState state;
-    private final Map<TableIdentifier, long[]> lastRead = new ConcurrentHashMap<>();
-    private final Map<TableIdentifier, String> lastLocation = new ConcurrentHashMap<>();
+    /** Per table, the pointer read last and when. */
+    private final Map<TableIdentifier, Read> lastRead = new ConcurrentHashMap<>();
+
+    private record Read(long nanos, String location) {}
 
     public IcebergRebuildCatalog(Catalog catalog, FloeState state) {
         this.catalog = catalog;
@@ -50,14 +52,12 @@ public final class IcebergRebuildCatalog implements RebuildCatalog {
     @Override
     public String currentLocation(TableIdentifier table, TableOperations liveOps) {
         long now = System.nanoTime();
-        long[] last = lastRead.computeIfAbsent(table, t -> new long[] {now - POINTER_EVERY_NANOS});
-        String known = lastLocation.get(table);
-        if (known != null && now - last[0] < POINTER_EVERY_NANOS) {
-            return known;
+        Read last = lastRead.get(table);
+        if (last != null && now - last.nanos() < POINTER_EVERY_NANOS) {
+            return last.location();
         }
-        last[0] = now;
         String location = liveOps.refresh().metadataFileLocation();
-        lastLocation.put(table, location);
+        lastRead.put(table, new Read(now, location));
         return location;
     }
 

@@ -221,19 +221,7 @@ class BusyTableTest extends CatalogFixture {
     }
 
     private static void guardedAppend(Guard guard, Table table, long id) {
-        long wait = guard.beforeCommit(EVENTS);
-        boolean ok = false;
-        try {
-            TestTables.append(table, TestTables.simpleRows(id, 1));
-            ok = true;
-        } finally {
-            TableMetadata committed = ((HasTableOperations) table).operations().current();
-            guard.afterCommit(
-                    (dev.floe.catalog.MapDbTableOperations) ((HasTableOperations) table).operations(),
-                    committed,
-                    ok,
-                    wait);
-        }
+        TestTables.guardedCommit(guard, table, () -> TestTables.append(table, TestTables.simpleRows(id, 1)));
     }
 
     /** A clock the test moves. */

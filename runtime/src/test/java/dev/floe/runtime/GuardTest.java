@@ -10,7 +10,6 @@ import javax.management.ObjectName;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.AfterEach;
@@ -62,19 +61,7 @@ class GuardTest {
     }
 
     private void guardedCommit(Table table, Runnable commit) {
-        long wait = guard.beforeCommit(EVENTS);
-        boolean ok = false;
-        try {
-            commit.run();
-            ok = true;
-        } finally {
-            TableMetadata committed = ((HasTableOperations) table).operations().current();
-            guard.afterCommit(
-                    (dev.floe.catalog.MapDbTableOperations) ((HasTableOperations) table).operations(),
-                    committed,
-                    ok,
-                    wait);
-        }
+        TestTables.guardedCommit(guard, table, commit);
     }
 
     @Test

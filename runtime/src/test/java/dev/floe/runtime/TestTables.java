@@ -63,6 +63,20 @@ final class TestTables {
                 java.time.Duration.ofHours(1));
     }
 
+    /** What the agent's advice does around {@code ops.commit}: the guard's hooks around {@code commit}. */
+    static void guardedCommit(Guard guard, Table table, Runnable commit) {
+        dev.floe.catalog.MapDbTableOperations ops =
+                (dev.floe.catalog.MapDbTableOperations) ((org.apache.iceberg.HasTableOperations) table).operations();
+        long wait = guard.beforeCommit(ops.identifier());
+        boolean ok = false;
+        try {
+            commit.run();
+            ok = true;
+        } finally {
+            guard.afterCommit(ops, ops.current(), ok, wait);
+        }
+    }
+
     static MapDbCatalog catalog(Path root) {
         return catalog(root, Map.of());
     }
