@@ -140,6 +140,22 @@ public final class AgentConfig {
                 + (close.isEmpty() ? "" : "; did you mean " + String.join(" or ", close) + "?");
     }
 
+    /** A file path, relative ones against the working directory; not a directory. */
+    private static java.nio.file.Path stateFile(ConfigValues v) throws ConfigException {
+        String raw = v.raw("floe.state.file").trim();
+        java.nio.file.Path path;
+        try {
+            path = java.nio.file.Path.of(raw.isEmpty() ? GuardSettings.DEFAULT_STATE_FILE : raw)
+                    .toAbsolutePath();
+        } catch (java.nio.file.InvalidPathException e) {
+            throw v.invalid("floe.state.file");
+        }
+        if (java.nio.file.Files.isDirectory(path)) {
+            throw v.invalid("floe.state.file");
+        }
+        return path;
+    }
+
     private static boolean similar(String key, String name) {
         String a = key.replace("floe.", "");
         String b = name.replace("floe.", "");
@@ -178,6 +194,7 @@ public final class AgentConfig {
         Duration grace = v.duration("floe.reclaim.grace");
         int handles = (int) v.count("floe.handles.max", 0);
         boolean jmx = v.bool("floe.jmx");
+        java.nio.file.Path stateFile = stateFile(v);
         Supplier<Prune> prune = pruneSupplier(v, pruneLoader);
         RebuildSettings rebuild = new RebuildSettings(
                 rowGroupRows, rowGroupMaxBytes, targetFileBytes, (int) zstd, grace, 3, metadataVersions, writerMarkers);
@@ -192,7 +209,8 @@ public final class AgentConfig {
                 handles,
                 jmx,
                 busyBackoff,
-                busyBackoffMax);
+                busyBackoffMax,
+                stateFile);
         return new AgentConfig(enabled, settings, warnings, source, values);
     }
 

@@ -1,7 +1,10 @@
 package dev.floe.agent;
 
 import static net.bytebuddy.matcher.ElementMatchers.declaresField;
+import static net.bytebuddy.matcher.ElementMatchers.hasSuperType;
 import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
+import static net.bytebuddy.matcher.ElementMatchers.isInterface;
+import static net.bytebuddy.matcher.ElementMatchers.nameContains;
 import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.not;
@@ -21,17 +24,21 @@ import net.bytebuddy.utility.JavaModule;
 /**
  * floe's entry point: {@code -javaagent:floe-agent.jar[=floe.properties]} at start, or attached to a
  * running JVM. It reads and validates the configuration, checks the host's Iceberg, and instruments
- * four methods, each with advice of a line or two that hands off to {@link dev.floe.bootstrap.FloeBridge}:
+ * these methods, each with advice of a line or two that hands off to {@link dev.floe.bootstrap.FloeBridge}:
  *
  * <ul>
- *   <li>{@code BaseMetastoreTableOperations.commit(base, metadata)}: every metadata commit (appends,
- *       overwrites, row deltas, expiries, transactions) passes the writer gate and is observed;
+ *   <li>{@code commit(base, metadata)} of {@code BaseMetastoreTableOperations} (JDBC, Hive, Glue,
+ *       Nessie, floe's MapDbCatalog), {@code HadoopTableOperations} and {@code RESTTableOperations}:
+ *       every metadata commit of a guarded table (appends, overwrites, row deltas, expiries,
+ *       transactions) passes the writer gate and is observed;
  *   <li>{@code SnapshotProducer.commit()}: a snapshot-producing operation holds the gate from its
  *       first apply to its last retry, so one that waited through a swap applies itself to the
  *       swapped table instead of failing once and backing off;
- *   <li>{@code MapDbCatalog.loadTable}, {@code registerTable} and the table builder's {@code
- *       create}: the handles the host holds are tracked;
- *   <li>{@code MapDbCatalog.initialize(name, properties)}: recovery runs for each catalog opened.
+ *   <li>{@code loadTable}, {@code registerTable}, {@code createTable} of every catalog class and the
+ *       table builder's {@code create}: which table of which catalog each handle is, and the
+ *       handles the host holds are tracked;
+ *   <li>{@code initialize(name, properties)} of every catalog class: recovery runs for each catalog
+ *       opened, and floe learns how to open an instance of its own of a shared catalog.
  * </ul>
  *
  * Whatever goes wrong here, the host runs on, unguarded, and one line says why.
@@ -76,8 +83,8 @@ public final class FloeAgent {
                     ? "guards Iceberg " + iceberg.version()
                     : "is ready: no Iceberg on the system class path, so it guards Iceberg in each class loader that loads it";
             AgentLog.info("floe " + VERSION + " " + what
-                    + " (config: " + config.source() + "): instruments BaseMetastoreTableOperations.commit,"
-                    + " SnapshotProducer.commit, MapDbCatalog.loadTable/registerTable/initialize, table builders' create"
+                    + " (config: " + config.source() + "): instruments the commits of table operations,"
+                    + " SnapshotProducer.commit, catalogs' loadTable/registerTable/createTable/initialize, table builders' create"
                     + " (each class loader's guard proves it when it starts); tables "
                     + (config.settings().tables().isEmpty()
                             ? "all"
@@ -102,7 +109,7 @@ public final class FloeAgent {
                 .with(AgentBuilder.TypeStrategy.Default.REDEFINE)
                 .with(new FailureListener())
                 .ignore(nameStartsWith("net.bytebuddy.").or(nameStartsWith("dev.floe.shaded.")))
-                .type(named("org.apache.iceberg.BaseMetastoreTableOperations"))
+                .type(named(METASTORE_OPS).or(named(HADOOP_OPS)).or(named(REST_OPS)))
                 .transform(advice(
                         CommitAdvice.class,
                         named("commit").and(takesArguments(2)).and(not(isAbstract()))))
@@ -111,15 +118,26 @@ public final class FloeAgent {
                 .transform(advice(
                         OperationAdvice.class,
                         named("commit").and(takesArguments(0)).and(not(isAbstract()))))
-                .type(named("dev.floe.catalog.MapDbCatalog"))
+                // every catalog class (by name first: resolving the supertypes of every class the host
+                // loads would cost its start-up)
+                .type(nameContains("Catalog").and(not(isInterface())).and(hasSuperType(named(CATALOG))))
                 .transform(advice(
                         LoadTableAdvice.class,
-                        named("loadTable").or(named("registerTable")).and(returns(named("org.apache.iceberg.Table")))))
+                        named("loadTable")
+                                .or(named("registerTable"))
+                                .or(named("createTable"))
+                                .and(takesArgument(0, named("org.apache.iceberg.catalog.TableIdentifier")))
+                                .and(returns(named("org.apache.iceberg.Table")))
+                                .and(not(isAbstract()))))
                 .transform(advice(
                         CatalogOpenedAdvice.class,
-                        named("initialize").and(takesArguments(2)).and(takesArgument(0, String.class))))
-                .type(named("org.apache.iceberg.BaseMetastoreCatalog$BaseMetastoreCatalogTableBuilder"))
-                .transform(advice(LoadTableAdvice.class, named("create").and(takesArguments(0))))
+                        named("initialize")
+                                .and(takesArguments(2))
+                                .and(takesArgument(0, String.class))
+                                .and(takesArgument(1, named("java.util.Map")))
+                                .and(not(isAbstract()))))
+                .type(named(BUILDER))
+                .transform(advice(CreateTableAdvice.class, named("create").and(takesArguments(0))))
                 .installOn(instrumentation);
     }
 
@@ -135,9 +153,7 @@ public final class FloeAgent {
         @Override
         public void onError(
                 String typeName, ClassLoader loader, JavaModule module, boolean loaded, Throwable throwable) {
-            if (typeName.startsWith("org.apache.iceberg.BaseMetastoreTableOperations")
-                    || typeName.equals("org.apache.iceberg.SnapshotProducer")
-                    || typeName.equals("dev.floe.catalog.MapDbCatalog")) {
+            if (REQUIRED.contains(typeName) || OPTIONAL.contains(typeName)) {
                 AgentLog.error(
                         "floe could not instrument " + typeName + " (" + throwable + "); its commits are not guarded");
             }
@@ -153,12 +169,29 @@ public final class FloeAgent {
         }
     }
 
-    /** The types floe instruments, each of which a guarded class loader must see woven. */
-    static final java.util.List<String> TARGETS = java.util.List.of(
-            "org.apache.iceberg.BaseMetastoreTableOperations",
+    static final String CATALOG = "org.apache.iceberg.catalog.Catalog";
+    static final String METASTORE_OPS = "org.apache.iceberg.BaseMetastoreTableOperations";
+    static final String HADOOP_OPS = "org.apache.iceberg.hadoop.HadoopTableOperations";
+    static final String REST_OPS = "org.apache.iceberg.rest.RESTTableOperations";
+    static final String BUILDER = "org.apache.iceberg.BaseMetastoreCatalog$BaseMetastoreCatalogTableBuilder";
+
+    /**
+     * The types floe instruments that every Iceberg has, each of which a guarded class loader must
+     * see woven: the commits of every table's operations, the operation, and the catalogs of
+     * iceberg-core (others, such as Hive's or Glue's, are woven as the host loads them).
+     */
+    static final java.util.List<String> REQUIRED = java.util.List.of(
+            METASTORE_OPS,
+            HADOOP_OPS,
+            REST_OPS,
             "org.apache.iceberg.SnapshotProducer",
-            "org.apache.iceberg.BaseMetastoreCatalog$BaseMetastoreCatalogTableBuilder",
-            "dev.floe.catalog.MapDbCatalog");
+            BUILDER,
+            "org.apache.iceberg.BaseMetastoreCatalog",
+            "org.apache.iceberg.rest.RESTCatalog",
+            "org.apache.iceberg.CachingCatalog");
+
+    /** Types woven where the class loader has them: floe's own catalog. */
+    static final java.util.List<String> OPTIONAL = java.util.List.of("dev.floe.catalog.MapDbCatalog");
 
     /**
      * Proves the instrumentation as {@code loader} sees it, as BlockHound does at install: loads
@@ -167,14 +200,19 @@ public final class FloeAgent {
      */
     static String provenIn(ClassLoader loader, java.util.List<String> missing) {
         java.util.List<String> woven = new java.util.ArrayList<>();
-        for (String target : TARGETS) {
+        int expected = 0;
+        for (String target : concat(REQUIRED, OPTIONAL)) {
             Class<?> type;
             try {
                 type = Class.forName(target, false, loader);
             } catch (ClassNotFoundException | LinkageError e) {
-                missing.add(target + " (not found: " + e + ")");
+                if (REQUIRED.contains(target)) {
+                    missing.add(target + " (not found: " + e + ")");
+                    expected += 1;
+                }
                 continue;
             }
+            expected += 1;
             if (TRANSFORMED
                     .getOrDefault(type.getClassLoader(), java.util.Set.of())
                     .contains(target)) {
@@ -183,7 +221,13 @@ public final class FloeAgent {
                 missing.add(target);
             }
         }
-        return woven.size() + " of " + TARGETS.size() + " types " + woven;
+        return woven.size() + " of " + expected + " types " + woven;
+    }
+
+    private static java.util.List<String> concat(java.util.List<String> a, java.util.List<String> b) {
+        java.util.List<String> all = new java.util.ArrayList<>(a);
+        all.addAll(b);
+        return all;
     }
 
     private static String buildVersion() {

@@ -5,20 +5,26 @@ import dev.floe.catalog.MapDbCatalog;
 import dev.floe.catalog.MapDbTableOperations;
 import dev.floe.runtime.Guard;
 import dev.floe.runtime.GuardSettings;
+import dev.floe.runtime.TableKey;
 import java.time.Clock;
 import java.util.Map;
-import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
  * One class loader's guard, behind the bridge: {@link LoaderGuards} creates one per class loader
- * that defines {@code MapDbTableOperations}, in an {@link dev.floe.agent.boot.IsolatingLoader} over
- * that loader, so this class and the runtime it calls link against that loader's Iceberg and
- * catalog. It checks what it is handed and hands off to the runtime's {@link Guard}, which is
- * created on first use (the host's first commit or catalog), so nothing of the host (its logging,
- * its Iceberg) is touched before the host touches it.
+ * whose table operations or catalogs come through, in an {@link dev.floe.agent.boot.IsolatingLoader}
+ * over that loader, so this class and the runtime it calls link against that loader's Iceberg. It
+ * checks what it is handed and hands off to the runtime's {@link Guard}, which is created on first
+ * use (the host's first commit or catalog), so nothing of the host (its logging, its Iceberg) is
+ * touched before the host touches it.
+ *
+ * <p>A MapDbCatalog's operations say which table they are; those of any other catalog are known by
+ * the catalog that handed out their table ({@link SharedTables}).
  *
  * <p>When this loader's Iceberg is a version floe does not support, or the configured prune class
  * is not usable here, one line says so and every method does nothing.
@@ -26,6 +32,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
 public final class Hooks implements FloeBridge.Dispatcher {
     private final GuardSettings settings;
     private final String jmxSuffix;
+    private final SharedTables shared = new SharedTables();
     private volatile Guard guard;
 
     /** Called reflectively by {@link LoaderGuards}, with JDK types only. */
@@ -79,13 +86,20 @@ public final class Hooks implements FloeBridge.Dispatcher {
     }
 
     @Override
-    public void afterCommit(Object ops, Object metadata, long entered, Throwable thrown) {
-        if (entered <= 0 || !(ops instanceof MapDbTableOperations)) {
+    public void afterCommit(Object ops, Object base, Object metadata, long entered, Throwable thrown) {
+        if (entered <= 0) {
             return;
         }
-        MapDbTableOperations mapDbOps = (MapDbTableOperations) ops;
         TableMetadata committed = metadata instanceof TableMetadata ? (TableMetadata) metadata : null;
-        guard().afterCommit(mapDbOps, committed, thrown == null, entered - 1);
+        if (ops instanceof MapDbTableOperations) {
+            guard().afterCommit((MapDbTableOperations) ops, committed, thrown == null, entered - 1);
+            return;
+        }
+        SharedTables.Table table = shared.of(ops);
+        if (table != null) {
+            TableMetadata from = base instanceof TableMetadata ? (TableMetadata) base : null;
+            guard().afterCommit(table.catalog(), table.identifier(), from, committed, thrown == null, entered - 1);
+        }
     }
 
     @Override
@@ -95,42 +109,67 @@ public final class Hooks implements FloeBridge.Dispatcher {
 
     /** Takes the gate for a commit or a whole operation: 0 when none was taken, else 1 + ns waited. */
     private long enter(Object ops, boolean operation) {
-        if (!(ops instanceof MapDbTableOperations)) {
-            return 0;
+        TableKey table = keyOf(ops);
+        Guard current = table == null ? null : guard();
+        if (current == null || !table.catalog().isEmpty() && current.isFloes(null)) {
+            return 0; // a shared catalog's commit on floe's own thread is floe's own (its rebuild holds the gate)
         }
-        Guard current = guard();
-        if (current == null) {
-            return 0;
-        }
-        TableIdentifier table = ((MapDbTableOperations) ops).identifier();
         long waited = operation ? current.beforeOperation(table) : current.beforeCommit(table);
         return waited < 0 ? 0 : waited + 1;
     }
 
     @Override
     public void afterOperation(Object ops, long entered) {
-        if (entered > 0 && ops instanceof MapDbTableOperations) {
-            guard().afterOperation(((MapDbTableOperations) ops).identifier(), entered - 1);
+        TableKey table = keyOf(ops);
+        if (entered > 0 && table != null) {
+            guard().afterOperation(table, entered - 1);
         }
     }
 
-    @Override
-    public void tableLoaded(Object table) {
-        if (table instanceof HasTableOperations
-                && ((HasTableOperations) table).operations() instanceof MapDbTableOperations) {
-            Guard current = guard();
-            if (current != null) {
-                MapDbTableOperations ops = (MapDbTableOperations) ((HasTableOperations) table).operations();
-                current.tableLoaded(ops.identifier(), (Table) table);
-            }
+    /** The table {@code ops} commits to, or null when floe does not know it. */
+    private TableKey keyOf(Object ops) {
+        if (ops instanceof MapDbTableOperations) {
+            return TableKey.embedded(((MapDbTableOperations) ops).identifier());
         }
+        SharedTables.Table table = shared.of(ops);
+        return table == null ? null : new TableKey(table.catalog().key(), table.identifier());
     }
 
     @Override
-    public void catalogOpened(Object catalog) {
+    public void tableLoaded(Object catalog, Object identifier, Object table) {
+        if (!(table instanceof BaseTable) || !(identifier instanceof TableIdentifier)) {
+            return; // metadata tables and the like are never committed to
+        }
         Guard current = guard();
-        if (current != null && catalog instanceof MapDbCatalog) {
+        if (current == null) {
+            return;
+        }
+        TableOperations ops = ((BaseTable) table).operations();
+        if (ops instanceof MapDbTableOperations) {
+            current.tableLoaded(((MapDbTableOperations) ops).identifier(), (Table) table);
+            return;
+        }
+        if (!(catalog instanceof Catalog) || current.isFloes(catalog)) {
+            return;
+        }
+        SharedTables.Table known = shared.loaded((Catalog) catalog, (TableIdentifier) identifier, ops, current);
+        if (known != null) {
+            current.tableLoaded(new TableKey(known.catalog().key(), known.identifier()), (Table) table);
+        }
+    }
+
+    @Override
+    public void catalogOpened(Object catalog, Object name, Object properties) {
+        Guard current = guard();
+        if (current == null) {
+            return;
+        }
+        if (catalog instanceof MapDbCatalog) {
             current.catalogOpened((MapDbCatalog) catalog);
+        } else if (catalog instanceof Catalog && !current.isFloes(catalog) && properties instanceof Map) {
+            @SuppressWarnings("unchecked")
+            Map<String, String> props = (Map<String, String>) properties;
+            shared.opened((Catalog) catalog, String.valueOf(name), props, current);
         }
     }
 }

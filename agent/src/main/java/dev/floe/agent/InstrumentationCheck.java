@@ -5,7 +5,8 @@ import java.lang.reflect.Field;
 /**
  * What floe's advice assumes of the host's Iceberg beyond method names, checked once per class
  * loader before its guard starts, as BlockHound checks its own instrumentation at install: {@link
- * OperationAdvice} reads the private field {@code ops} of {@code SnapshotProducer}. A mismatch is
+ * OperationAdvice} reads the private field {@code ops} of {@code SnapshotProducer}, {@link
+ * CreateTableAdvice} the fields {@code this$0} and {@code identifier} of the table builder. A mismatch is
  * one message and floe steps aside for that loader, never a {@code NoSuchFieldError} in the host.
  */
 final class InstrumentationCheck {
@@ -35,11 +36,33 @@ final class InstrumentationCheck {
             return PRODUCER + "." + OPS_FIELD + " is a " + field.getType().getName() + ", not a " + OPERATIONS
                     + " (floe's advice on SnapshotProducer.commit reads it)";
         }
-        return catalogAdapterMismatch(loader);
+        String builder = builderMismatch(loader);
+        return builder != null ? builder : catalogAdapterMismatch(loader);
     }
 
-    /** The host's floe-catalog-adapter must have what this agent's runtime calls. */
+    /** {@link CreateTableAdvice} reads the table builder's catalog and identifier from its fields. */
+    private static String builderMismatch(ClassLoader loader) {
+        try {
+            Class<?> builder = Class.forName(FloeAgent.BUILDER, false, loader);
+            for (String field : new String[] {"this$0", "identifier"}) {
+                builder.getDeclaredField(field);
+            }
+            return null;
+        } catch (ClassNotFoundException | NoSuchFieldException | LinkageError e) {
+            return FloeAgent.BUILDER + " is not as floe's advice on its create() reads it (" + e + ")";
+        }
+    }
+
+    /**
+     * The host's floe-catalog-adapter, when it has one, must have what this agent's runtime calls
+     * (without one, the agent's own copy serves floe's state file).
+     */
     private static String catalogAdapterMismatch(ClassLoader loader) {
+        try {
+            Class.forName("dev.floe.catalog.MapDbCatalog", false, loader);
+        } catch (ClassNotFoundException | LinkageError e) {
+            return null;
+        }
         String[][] needed = {
             {"dev.floe.catalog.MapDbCatalog", "openAnother"}, {"dev.floe.catalog.MapDbTableOperations", "pointer"}
         };

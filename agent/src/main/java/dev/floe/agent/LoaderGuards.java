@@ -2,25 +2,23 @@ package dev.floe.agent;
 
 import dev.floe.agent.boot.IsolatingLoader;
 import dev.floe.bootstrap.FloeBridge;
-import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The dispatcher behind {@link FloeBridge}: one guard per class loader that defines {@code
- * dev.floe.catalog.MapDbTableOperations}. The first time an object of such a loader comes through,
+ * The dispatcher behind {@link FloeBridge}: one guard per class loader that defines table
+ * operations or catalogs (iceberg-core's, floe's MapDbCatalog's, a Hive or Glue jar's). The first
+ * time an object of such a loader comes through,
  * it creates an {@link IsolatingLoader} over that loader and, in it, that loader's {@link Hooks}:
  * floe's runtime linked against that loader's Iceberg and catalog. Two isolated loaders with two
  * copies of Iceberg get two independent guards, each with its own gate, background thread and
  * MBeans ({@code ,loader=<name>} added to their names).
  *
  * <p>Only JDK types are used here: this class runs in the agent's own loader, which may see no
- * Iceberg at all. Objects of other catalogs are recognised by their class name and passed over.
+ * Iceberg at all.
  */
 final class LoaderGuards implements FloeBridge.Dispatcher {
-    static final String OPS_CLASS = "dev.floe.catalog.MapDbTableOperations";
-    static final String CATALOG_CLASS = "dev.floe.catalog.MapDbCatalog";
     // by name: this loader must not link Hooks, which needs Iceberg
     static final String HOOKS_CLASS = "dev.floe.agent.Hooks";
     private static final FloeBridge.Dispatcher UNGUARDED = new Unguarded();
@@ -33,16 +31,6 @@ final class LoaderGuards implements FloeBridge.Dispatcher {
     // Guarded by itself.
     private final Map<ClassLoader, FloeBridge.Dispatcher> guards = new HashMap<>();
     private volatile Last last;
-    private final ClassValue<Method> operations = new ClassValue<>() {
-        @Override
-        protected Method computeValue(Class<?> type) {
-            try {
-                return type.getMethod("operations");
-            } catch (NoSuchMethodException e) {
-                return null;
-            }
-        }
-    };
 
     LoaderGuards(Path agentJar, Map<String, String> config, String source) {
         this.agentJar = agentJar;
@@ -56,8 +44,8 @@ final class LoaderGuards implements FloeBridge.Dispatcher {
     }
 
     @Override
-    public void afterCommit(Object ops, Object metadata, long entered, Throwable thrown) {
-        ofOps(ops).afterCommit(ops, metadata, entered, thrown);
+    public void afterCommit(Object ops, Object base, Object metadata, long entered, Throwable thrown) {
+        ofOps(ops).afterCommit(ops, base, metadata, entered, thrown);
     }
 
     @Override
@@ -71,36 +59,27 @@ final class LoaderGuards implements FloeBridge.Dispatcher {
     }
 
     @Override
-    public void tableLoaded(Object table) {
-        if (table == null) {
-            return;
-        }
-        Method method = operations.get(table.getClass());
-        if (method == null) {
-            return;
-        }
-        try {
-            ofOps(method.invoke(table)).tableLoaded(table);
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            // not a table floe can track: nothing to do
+    public void tableLoaded(Object catalog, Object identifier, Object table) {
+        if (catalog != null) {
+            of(catalog.getClass().getClassLoader()).tableLoaded(catalog, identifier, table);
         }
     }
 
     @Override
-    public void catalogOpened(Object catalog) {
-        if (catalog != null && CATALOG_CLASS.equals(catalog.getClass().getName())) {
-            of(catalog.getClass().getClassLoader()).catalogOpened(catalog);
+    public void catalogOpened(Object catalog, Object name, Object properties) {
+        if (catalog != null) {
+            of(catalog.getClass().getClassLoader()).catalogOpened(catalog, name, properties);
         }
     }
 
     private FloeBridge.Dispatcher ofOps(Object ops) {
-        if (ops == null || !OPS_CLASS.equals(ops.getClass().getName())) {
-            return UNGUARDED;
-        }
-        return of(ops.getClass().getClassLoader());
+        return ops == null ? UNGUARDED : of(ops.getClass().getClassLoader());
     }
 
     private FloeBridge.Dispatcher of(ClassLoader loader) {
+        if (loader == null || loader instanceof IsolatingLoader) {
+            return UNGUARDED; // the JDK's own (no Iceberg there), or floe's own (its staged operations)
+        }
         Last recent = last;
         if (recent != null && recent.loader == loader) {
             return recent.guard; // the common case: one loader commits over and over
@@ -166,7 +145,7 @@ final class LoaderGuards implements FloeBridge.Dispatcher {
         }
 
         @Override
-        public void afterCommit(Object ops, Object metadata, long entered, Throwable thrown) {}
+        public void afterCommit(Object ops, Object base, Object metadata, long entered, Throwable thrown) {}
 
         @Override
         public long beforeOperation(Object ops) {
@@ -177,9 +156,9 @@ final class LoaderGuards implements FloeBridge.Dispatcher {
         public void afterOperation(Object ops, long entered) {}
 
         @Override
-        public void tableLoaded(Object table) {}
+        public void tableLoaded(Object catalog, Object identifier, Object table) {}
 
         @Override
-        public void catalogOpened(Object catalog) {}
+        public void catalogOpened(Object catalog, Object name, Object properties) {}
     }
 }

@@ -10,21 +10,21 @@ package dev.floe.bootstrap;
 public final class FloeBridge {
     /** Receives the advice's calls; implemented by the agent, per JVM. */
     public interface Dispatcher {
-        /** Before {@code BaseMetastoreTableOperations.commit}: 0 when no gate was taken, else 1 + ns waited. */
+        /** Before a {@code TableOperations.commit(base, metadata)}: 0 when no gate was taken, else 1 + ns waited. */
         long beforeCommit(Object ops);
 
-        void afterCommit(Object ops, Object metadata, long entered, Throwable thrown);
+        void afterCommit(Object ops, Object base, Object metadata, long entered, Throwable thrown);
 
         /** Before {@code SnapshotProducer.commit()}: as {@link #beforeCommit}. */
         long beforeOperation(Object ops);
 
         void afterOperation(Object ops, long entered);
 
-        /** A MapDbCatalog handed the host a table. */
-        void tableLoaded(Object table);
+        /** A catalog handed the host {@code table}, the one named {@code identifier} in it. */
+        void tableLoaded(Object catalog, Object identifier, Object table);
 
-        /** A MapDbCatalog was initialised. */
-        void catalogOpened(Object catalog);
+        /** A catalog was initialised with {@code name} and {@code properties}. */
+        void catalogOpened(Object catalog, Object name, Object properties);
     }
 
     private static volatile Dispatcher dispatcher;
@@ -40,10 +40,10 @@ public final class FloeBridge {
         return enter(ops, false);
     }
 
-    public static void afterCommit(Object ops, Object metadata, long entered, Throwable thrown) {
+    public static void afterCommit(Object ops, Object base, Object metadata, long entered, Throwable thrown) {
         Dispatcher d = dispatcher;
         if (d != null && entered > 0) {
-            d.afterCommit(ops, metadata, entered, thrown);
+            d.afterCommit(ops, base, metadata, entered, thrown);
         }
     }
 
@@ -71,17 +71,17 @@ public final class FloeBridge {
         }
     }
 
-    public static void tableLoaded(Object table) {
+    public static void tableLoaded(Object catalog, Object identifier, Object table) {
         Dispatcher d = dispatcher;
-        if (d != null) {
-            d.tableLoaded(table);
+        if (d != null && table != null) {
+            d.tableLoaded(catalog, identifier, table);
         }
     }
 
-    public static void catalogOpened(Object catalog) {
+    public static void catalogOpened(Object catalog, Object name, Object properties) {
         Dispatcher d = dispatcher;
         if (d != null) {
-            d.catalogOpened(catalog);
+            d.catalogOpened(catalog, name, properties);
         }
     }
 }

@@ -17,6 +17,18 @@ public interface FloeState {
     /** True if the entry was there. */
     boolean remove(String section, String key);
 
+    /**
+     * These records as one catalog's: its sections are this one's named {@code scope/section}, so
+     * the catalogs that share one state file never see each other's journals or reclaim jobs.
+     */
+    default FloeState scoped(String scope) {
+        FloeState all = this;
+        return of(
+                section -> all.entries(scope + "/" + section),
+                (section, key, value) -> all.put(scope + "/" + section, key, value),
+                (section, key) -> all.remove(scope + "/" + section, key));
+    }
+
     /** floe's records in a state file of its own, for tables of other catalogs. */
     static FloeState of(dev.floe.catalog.FloeStateFile file) {
         return of(file::entries, file::put, file::remove);

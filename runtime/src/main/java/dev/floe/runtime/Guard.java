@@ -39,11 +39,11 @@ public final class Guard implements GuardMetricsMBean {
     private final TriggerPolicy policy;
     private final Compactor compactor;
     private final GuardThread thread;
-    private final HostCatalogs catalogs = new HostCatalogs();
+    private final HostCatalogs catalogs;
     private final ErrorLog errors = new ErrorLog();
     private final Maintenance maintenance;
     private final GuardMBeans mbeans;
-    private final ConcurrentMap<TableIdentifier, GuardedTable> tables = new ConcurrentHashMap<>();
+    private final ConcurrentMap<TableKey, GuardedTable> tables = new ConcurrentHashMap<>();
     private final AtomicLong rebuilds = new AtomicLong();
 
     /**
@@ -55,6 +55,7 @@ public final class Guard implements GuardMetricsMBean {
         this.clock = clock;
         this.handles = new HandleRegistry(settings.maxTrackedHandles());
         this.globs = new TableGlobs(settings.tables());
+        this.catalogs = new HostCatalogs(new SharedState(settings.stateFile()));
         this.policy = new TriggerPolicy(settings);
         this.compactor = new Compactor(
                 settings.rebuild(), gate, handles, (step, table) -> CrashPoint.reach("rebuild." + step), clock);
@@ -65,9 +66,30 @@ public final class Guard implements GuardMetricsMBean {
         mbeans.agent(this);
     }
 
-    /** Whether commits of {@code table} pass the gate and are watched. */
+    /** Whether commits of {@code table} of floe's embedded catalog pass the gate and are watched. */
     public boolean guards(TableIdentifier table) {
-        return !ScratchTable.isScratchName(table) && globs.matches(table);
+        return guards(TableKey.embedded(table));
+    }
+
+    /**
+     * Whether commits of {@code table} pass the gate and are watched: every table of floe's embedded
+     * catalog that {@code floe.tables} matches (all when it is empty); a table of a shared catalog
+     * only when {@code floe.tables} names it ({@link TableGlobs#names}).
+     */
+    public boolean guards(TableKey table) {
+        if (ScratchTable.isScratchName(table.table())) {
+            return false;
+        }
+        if (table.catalog().isEmpty()) {
+            return globs.matches(table.table());
+        }
+        SharedCatalog catalog = catalogs.shared(table.catalog());
+        return catalog != null && globs.names(catalog.name(), table.table());
+    }
+
+    /** {@link #beforeCommit(TableKey)} for a table of floe's embedded catalog. */
+    public long beforeCommit(TableIdentifier table) {
+        return beforeCommit(TableKey.embedded(table));
     }
 
     /**
@@ -76,7 +98,7 @@ public final class Guard implements GuardMetricsMBean {
      * taken). Inside an operation ({@link #beforeOperation}) the gate is already held; the wait
      * returned is then the operation's, once.
      */
-    public long beforeCommit(TableIdentifier table) {
+    public long beforeCommit(TableKey table) {
         if (!guards(table)) {
             return -1;
         }
@@ -90,6 +112,11 @@ public final class Guard implements GuardMetricsMBean {
         return gate.enter(table);
     }
 
+    /** {@link #beforeOperation(TableKey)} for a table of floe's embedded catalog. */
+    public long beforeOperation(TableIdentifier table) {
+        return beforeOperation(TableKey.embedded(table));
+    }
+
     /**
      * Called on the host's thread before a whole snapshot-producing operation of {@code table} (an
      * append's apply and commit, with Iceberg's retries): takes the table's gate if it is guarded, so
@@ -97,7 +124,7 @@ public final class Guard implements GuardMetricsMBean {
      * instead of failing its compare-and-swap and backing off before Iceberg retries it. Returns the
      * nanoseconds waited, or -1 when no gate was taken; pass it to {@link #afterOperation}.
      */
-    public long beforeOperation(TableIdentifier table) {
+    public long beforeOperation(TableKey table) {
         if (!guards(table)) {
             return -1;
         }
@@ -106,8 +133,13 @@ public final class Guard implements GuardMetricsMBean {
         return wait;
     }
 
-    /** Releases the gate taken by {@link #beforeOperation} ({@code gateWait >= 0}). */
+    /** {@link #afterOperation(TableKey, long)} for a table of floe's embedded catalog. */
     public void afterOperation(TableIdentifier table, long gateWait) {
+        afterOperation(TableKey.embedded(table), gateWait);
+    }
+
+    /** Releases the gate taken by {@link #beforeOperation} ({@code gateWait >= 0}). */
+    public void afterOperation(TableKey table, long gateWait) {
         if (gateWait < 0) {
             return;
         }
@@ -116,49 +148,99 @@ public final class Guard implements GuardMetricsMBean {
     }
 
     /**
-     * Called on the host's thread after a commit through {@code ops}, whatever its outcome: releases
-     * the gate taken by {@link #beforeCommit} ({@code gateWait >= 0}), then, if the commit
-     * succeeded, observes the table's growth and perhaps queues a rebuild.
+     * Called on the host's thread after a commit through {@code ops} (floe's embedded catalog),
+     * whatever its outcome: releases the gate taken by {@link #beforeCommit} ({@code gateWait >= 0}),
+     * then, if the commit succeeded, observes the table's growth and perhaps queues a rebuild.
      */
     public void afterCommit(MapDbTableOperations ops, TableMetadata committed, boolean succeeded, long gateWait) {
         if (gateWait < 0) {
             return;
         }
-        TableIdentifier table = ops.identifier();
-        gate.exit(table);
+        TableKey key = TableKey.embedded(ops.identifier());
+        gate.exit(key);
         if (!succeeded || committed == null) {
             return;
         }
         MapDbCatalog catalog = ops.catalog();
         try {
             catalogs.seen(catalog);
-            GuardedTable state = state(table);
-            TableGrowth growth = growthOf(ops, committed);
-            state.metrics.committed(growth, gateWait);
+            GuardedTable state = state(key);
+            state.working = work -> catalogs.withOwn(catalog, own -> work.accept(new MapDbRebuildCatalog(own)));
             state.lastCommitted = committed;
-            maintenance.committed(catalog, table, state);
-            String reason = policy.reason(growth, state.lastRebuild, state.filesAfterRebuild, clock.instant());
-            if (reason == null || state.busyAt(clock.instant())) {
-                return;
-            }
-            if (committed.spec().isPartitioned()) {
-                if (state.warnedPartitioned.compareAndSet(false, true)) {
-                    LOG.warn(
-                            "floe: {} is partitioned; it is monitored but not rebuilt (floe rebuilds unpartitioned tables only)",
-                            table);
-                }
-                return;
-            }
-            if (state.queued.compareAndSet(false, true)) {
-                thread.execute(() -> rebuild(catalog, table, reason, state));
-            }
+            maintenance.committed(catalog, key.table(), state);
+            observe(key, state, growthOf(ops, committed), committed, gateWait);
         } catch (RuntimeException e) {
-            errors.record("observing a commit of " + table, e);
+            errors.record("observing a commit of " + key, e);
         }
     }
 
-    /** Called when the host loads a table handle from a MapDbCatalog: tracked for reload after swaps. */
+    /**
+     * {@link #afterCommit(MapDbTableOperations, TableMetadata, boolean, long)} for a commit of {@code
+     * table} in a shared catalog, {@code base} to {@code committed}: the growth is read from {@code
+     * committed} on this thread, its metadata bytes on the background thread now and then (never a
+     * read of the catalog or the file system here); the metadata files the commit dropped from the
+     * table's log are deleted there too ({@link Maintenance#forgotten}).
+     */
+    public void afterCommit(
+            SharedCatalog catalog,
+            TableIdentifier table,
+            TableMetadata base,
+            TableMetadata committed,
+            boolean succeeded,
+            long gateWait) {
+        if (gateWait < 0) {
+            return;
+        }
+        TableKey key = new TableKey(catalog.key(), table);
+        gate.exit(key);
+        if (!succeeded || committed == null) {
+            return;
+        }
+        try {
+            GuardedTable state = state(key);
+            state.working = work -> catalogs.withShared(catalog, true, work);
+            state.lastCommitted = committed;
+            maintenance.forgotten(catalog, table, state, MetadataHistoryTrim.forgottenBy(base, committed));
+            Snapshot current = committed.currentSnapshot();
+            TableGrowth growth = new TableGrowth(committed.snapshots().size(), dataFiles(current), state.metadataBytes);
+            maintenance.measureIfDue(catalog, table, state, measured -> observe(key, state, measured, committed, -1));
+            observe(key, state, growth, committed, gateWait);
+        } catch (RuntimeException e) {
+            errors.record("observing a commit of " + key, e);
+        }
+    }
+
+    /** The growth a commit left: the trigger policy may queue a rebuild on the background thread. */
+    private void observe(TableKey key, GuardedTable state, TableGrowth growth, TableMetadata committed, long gateWait) {
+        if (gateWait >= 0) {
+            state.metrics.committed(growth, gateWait);
+        }
+        state.lastCommitted = committed;
+        String reason = policy.reason(growth, state.lastRebuild, state.filesAfterRebuild, clock.instant());
+        if (reason == null || state.busyAt(clock.instant())) {
+            return;
+        }
+        if (committed.spec().isPartitioned()) {
+            if (state.warnedPartitioned.compareAndSet(false, true)) {
+                LOG.warn(
+                        "floe: {} is partitioned; it is monitored but not rebuilt (floe rebuilds unpartitioned tables only)",
+                        key);
+            }
+            return;
+        }
+        if (state.queued.compareAndSet(false, true)) {
+            WorkingCatalog working = state.working;
+            thread.execute(() -> rebuild(working, key, reason, state));
+        }
+    }
+
+    /** Called when the host loads a table handle from floe's embedded catalog. */
     public void tableLoaded(TableIdentifier table, Table handle) {
+        tableLoaded(TableKey.embedded(table), handle);
+    }
+
+    /** Called when the host loads a table handle: tracked for reload after rebuilds. */
+    public void tableLoaded(TableKey table, Table handle) {
         if (guards(table)) {
             handles.track(table, handle);
         }
@@ -169,6 +251,27 @@ public final class Guard implements GuardMetricsMBean {
         maintenance.catalogOpened(catalog);
     }
 
+    /**
+     * Called when the host initialises {@code instance}, of a shared catalog. Returns the catalog as this guard knows it
+     * (the first of its key); when {@code floe.tables} names tables, the first time a catalog is seen
+     * recovery runs for it on the background thread, from floe's state file.
+     */
+    public SharedCatalog catalogOpened(SharedCatalog catalog, org.apache.iceberg.catalog.Catalog instance) {
+        SharedCatalog known = catalogs.seen(catalog, instance);
+        if (known == catalog && !globs.isEmpty()) {
+            maintenance.sharedCatalogOpened(known);
+        }
+        return known;
+    }
+
+    /**
+     * True for what floe does itself: anything on its background thread, and any instance of a
+     * catalog floe opened. The agent neither gates nor watches it, nor tracks the handles it loads.
+     */
+    public boolean isFloes(Object catalog) {
+        return thread.isCurrent() || SharedCatalog.isFloes(catalog);
+    }
+
     /** Waits until everything queued so far on the background thread has run. */
     public void awaitIdle(Duration timeout) throws InterruptedException {
         thread.awaitIdle(timeout);
@@ -176,6 +279,11 @@ public final class Guard implements GuardMetricsMBean {
 
     /** The metrics of a table this guard has seen commit, or null. */
     public TableMetrics metrics(TableIdentifier table) {
+        return metrics(TableKey.embedded(table));
+    }
+
+    /** The metrics of a table this guard has seen commit, or null. */
+    public TableMetrics metrics(TableKey table) {
         GuardedTable state = tables.get(table);
         return state == null ? null : state.metrics;
     }
@@ -191,11 +299,12 @@ public final class Guard implements GuardMetricsMBean {
     public void close() {
         mbeans.unregisterAll();
         thread.close();
+        catalogs.close();
     }
 
-    private void rebuild(MapDbCatalog catalog, TableIdentifier table, String reason, GuardedTable state) {
+    private void rebuild(WorkingCatalog working, TableKey table, String reason, GuardedTable state) {
         try {
-            if (catalogs.withOwn(catalog, own -> rebuildOn(own, table, reason, state))) {
+            if (working.run(catalog -> rebuildOn(catalog, table.table(), reason, state))) {
                 state.lastRebuild = clock.instant();
             }
         } catch (Throwable e) {
@@ -207,7 +316,7 @@ public final class Guard implements GuardMetricsMBean {
         }
     }
 
-    private void rebuildOn(MapDbCatalog catalog, TableIdentifier table, String reason, GuardedTable state) {
+    private void rebuildOn(RebuildCatalog catalog, TableIdentifier table, String reason, GuardedTable state) {
         LOG.debug("floe: rebuilding {} ({})", table, reason);
         CompactReport report;
         try {
@@ -242,22 +351,25 @@ public final class Guard implements GuardMetricsMBean {
                 until);
     }
 
-    private GuardedTable state(TableIdentifier table) {
+    private GuardedTable state(TableKey table) {
         return tables.computeIfAbsent(table, id -> {
             GuardedTable created = new GuardedTable(new TableMetrics(() -> handles.tracked(id)));
-            mbeans.table(id, created.metrics);
+            SharedCatalog shared = id.catalog().isEmpty() ? null : catalogs.shared(id.catalog());
+            mbeans.table(shared == null ? id.table().toString() : shared.name() + "." + id.table(), created.metrics);
             return created;
         });
     }
 
     /** From the pointer and the file the commit left, not the catalog: the host may have closed it. */
     private static TableGrowth growthOf(MapDbTableOperations ops, TableMetadata committed) {
-        Snapshot current = committed.currentSnapshot();
-        long dataFiles = current == null ? 0 : Long.parseLong(current.summary().getOrDefault("total-data-files", "0"));
         String location = ops.pointer();
         long metadataBytes =
                 location == null ? 0 : ops.io().newInputFile(location).getLength();
-        return new TableGrowth(committed.snapshots().size(), dataFiles, metadataBytes);
+        return new TableGrowth(committed.snapshots().size(), dataFiles(committed.currentSnapshot()), metadataBytes);
+    }
+
+    private static long dataFiles(Snapshot current) {
+        return current == null ? 0 : Long.parseLong(current.summary().getOrDefault("total-data-files", "0"));
     }
 
     @Override

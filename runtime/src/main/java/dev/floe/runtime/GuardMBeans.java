@@ -6,7 +6,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import javax.management.StandardMBean;
-import org.apache.iceberg.catalog.TableIdentifier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,8 +30,9 @@ final class GuardMBeans {
         register("dev.floe:type=Agent" + suffix, bean, GuardMetricsMBean.class);
     }
 
-    void table(TableIdentifier table, TableMetricsMBean bean) {
-        register("dev.floe:type=Table,name=" + quoteIfNeeded(table.toString()) + suffix, bean, TableMetricsMBean.class);
+    /** @param table the table's name: {@code namespace.table}, with its catalog's name first for a shared catalog's */
+    void table(String table, TableMetricsMBean bean) {
+        register("dev.floe:type=Table,name=" + quoteIfNeeded(table) + suffix, bean, TableMetricsMBean.class);
     }
 
     void unregisterAll() {

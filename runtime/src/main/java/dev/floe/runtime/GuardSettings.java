@@ -1,5 +1,6 @@
 package dev.floe.runtime;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
@@ -20,6 +21,8 @@ import java.util.function.Supplier;
  * @param busyBackoff how long a table whose rebuild ended busy (every attempt raced by commits other
  *     than appends) waits before it is tried again; doubled for each busy rebuild in a row
  * @param busyBackoffMax the longest that wait grows to
+ * @param stateFile floe's state file: its records for the tables of shared catalogs (one process
+ *     holds it)
  */
 public record GuardSettings(
         List<String> tables,
@@ -32,7 +35,11 @@ public record GuardSettings(
         int maxTrackedHandles,
         boolean jmx,
         Duration busyBackoff,
-        Duration busyBackoffMax) {
+        Duration busyBackoffMax,
+        Path stateFile) {
+
+    /** The state file's default: in the process's working directory. */
+    public static final String DEFAULT_STATE_FILE = "floe-state.db";
 
     public GuardSettings {
         tables = List.copyOf(tables);
@@ -63,7 +70,24 @@ public record GuardSettings(
                 maxTrackedHandles,
                 jmx,
                 initial,
-                max);
+                max,
+                stateFile);
+    }
+
+    public GuardSettings withStateFile(Path file) {
+        return new GuardSettings(
+                tables,
+                triggerSnapshots,
+                triggerDataFiles,
+                triggerMetadataBytes,
+                minInterval,
+                rebuild,
+                prune,
+                maxTrackedHandles,
+                jmx,
+                busyBackoff,
+                busyBackoffMax,
+                file);
     }
 
     public static GuardSettings defaults() {
@@ -78,6 +102,7 @@ public record GuardSettings(
                 512,
                 true,
                 Duration.ofMinutes(1),
-                Duration.ofHours(1));
+                Duration.ofHours(1),
+                Path.of(DEFAULT_STATE_FILE));
     }
 }

@@ -12,14 +12,26 @@ import java.util.concurrent.TimeoutException;
  */
 final class GuardThread {
     private final ScheduledThreadPoolExecutor worker;
+    /** The threads the worker made (one at a time; a new one after a task killed its thread). */
+    private final java.util.Set<Thread> threads = java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>());
 
     GuardThread(String name) {
         this.worker = new ScheduledThreadPoolExecutor(1, runnable -> {
             Thread thread = new Thread(runnable, name);
             thread.setDaemon(true);
+            synchronized (threads) {
+                threads.add(thread);
+            }
             return thread;
         });
         worker.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    }
+
+    /** True on this guard's background thread. */
+    boolean isCurrent() {
+        synchronized (threads) {
+            return threads.contains(Thread.currentThread());
+        }
     }
 
     void execute(Runnable task) {

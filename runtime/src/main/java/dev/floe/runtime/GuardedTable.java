@@ -24,6 +24,16 @@ final class GuardedTable {
 
     volatile Instant busyUntil;
 
+    /** Where its background work runs: floe's own instance of its catalog. */
+    volatile WorkingCatalog working;
+    /** A shared catalog's table: its metadata bytes as last measured, when, and whether a measure is queued. */
+    volatile long metadataBytes;
+
+    volatile Instant measuredAt;
+    final AtomicBoolean measureQueued = new AtomicBoolean();
+    /** Metadata files its host commits dropped from its log, to delete at the next trim. */
+    final java.util.Queue<String> forgotten = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
     GuardedTable(TableMetrics metrics) {
         this.metrics = metrics;
     }

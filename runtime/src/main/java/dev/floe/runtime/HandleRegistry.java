@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.TableIdentifier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,26 +17,26 @@ public final class HandleRegistry {
     private static final Logger LOG = LoggerFactory.getLogger(HandleRegistry.class);
 
     private final int maxHandles;
-    private final Map<Table, TableIdentifier> handles = new WeakHashMap<>();
+    private final Map<Table, TableKey> handles = new WeakHashMap<>();
 
     public HandleRegistry(int maxHandles) {
         this.maxHandles = maxHandles;
     }
 
     /** Starts tracking {@code table} as a handle of {@code identifier}, if there is room. */
-    public synchronized void track(TableIdentifier identifier, Table table) {
+    public synchronized void track(TableKey identifier, Table table) {
         if (handles.size() < maxHandles || handles.containsKey(table)) {
             handles.put(table, identifier);
         }
     }
 
     /** How many live handles of {@code identifier} are tracked. */
-    public synchronized int tracked(TableIdentifier identifier) {
+    public synchronized int tracked(TableKey identifier) {
         return (int) handles.values().stream().filter(identifier::equals).count();
     }
 
     /** Refreshes every tracked handle of {@code identifier}; returns how many were refreshed. */
-    public int reload(TableIdentifier identifier) {
+    public int reload(TableKey identifier) {
         List<Table> tables = new ArrayList<>();
         synchronized (this) {
             handles.forEach((table, id) -> {

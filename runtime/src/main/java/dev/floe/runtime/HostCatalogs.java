@@ -25,6 +25,59 @@ final class HostCatalogs {
 
     /** The newest instance seen per catalog file, weakly: floe never keeps a host's catalog alive. */
     private final Map<Path, WeakReference<MapDbCatalog>> newest = new ConcurrentHashMap<>();
+    /** The shared catalogs seen, one per key (the first: every instance of one catalog is alike). */
+    private final Map<String, SharedCatalog> shared = new ConcurrentHashMap<>();
+
+    private final SharedState state;
+
+    HostCatalogs(SharedState state) {
+        this.state = state;
+    }
+
+    /** Notes a shared catalog the host initialised; returns the one known under its key. */
+    SharedCatalog seen(SharedCatalog catalog, org.apache.iceberg.catalog.Catalog instance) {
+        SharedCatalog known = shared.putIfAbsent(catalog.key(), catalog);
+        if (known == null) {
+            return catalog;
+        }
+        known.hostOpened(instance);
+        return known;
+    }
+
+    /** The shared catalog known under {@code key}, or null. */
+    SharedCatalog shared(String key) {
+        return shared.get(key);
+    }
+
+    /** Every shared catalog seen. */
+    List<SharedCatalog> shared() {
+        return List.copyOf(shared.values());
+    }
+
+    /**
+     * Runs {@code work} on a shared catalog as the rebuild sees it: floe's own instance and floe's
+     * records of that catalog. Returns false, running nothing, when there is no instance to work on
+     * or the state file cannot be had ({@code create}: made if absent; else absent means no work).
+     */
+    boolean withShared(SharedCatalog catalog, boolean create, Consumer<RebuildCatalog> work) {
+        FloeState records = state.of(catalog, create);
+        if (records == null) {
+            return false;
+        }
+        org.apache.iceberg.catalog.Catalog instance = catalog.instance();
+        if (instance == null) {
+            LOG.debug("floe: no instance of {} is left to work on; work on it waits", catalog);
+            return false;
+        }
+        work.accept(new IcebergRebuildCatalog(instance, catalog.key(), records));
+        return true;
+    }
+
+    /** Closes floe's own instances of shared catalogs and the state file. */
+    void close() {
+        shared.values().forEach(SharedCatalog::close);
+        state.close();
+    }
 
     /** Notes an instance the host opened or committed through. */
     void seen(MapDbCatalog catalog) {

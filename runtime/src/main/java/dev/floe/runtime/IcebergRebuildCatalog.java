@@ -23,15 +23,31 @@ public final class IcebergRebuildCatalog implements RebuildCatalog {
     static final long POINTER_EVERY_NANOS = 250_000_000L;
 
     private final Catalog catalog;
+    private final String key;
     private final FloeState state;
     /** Per table, the pointer read last and when. */
     private final Map<TableIdentifier, Read> lastRead = new ConcurrentHashMap<>();
 
     private record Read(long nanos, String location) {}
 
+    /** With the catalog's name as its key, for use without the agent. */
     public IcebergRebuildCatalog(Catalog catalog, FloeState state) {
+        this(catalog, catalog.name(), state);
+    }
+
+    /**
+     * @param key what tells the catalog apart in this JVM ({@link SharedCatalog#key()})
+     * @param state floe's records, for this catalog alone ({@link FloeState#scoped})
+     */
+    public IcebergRebuildCatalog(Catalog catalog, String key, FloeState state) {
         this.catalog = catalog;
+        this.key = key;
         this.state = state;
+    }
+
+    @Override
+    public String key() {
+        return key;
     }
 
     @Override

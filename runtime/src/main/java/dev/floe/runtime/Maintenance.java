@@ -4,8 +4,17 @@ import dev.floe.catalog.MapDbCatalog;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
@@ -14,6 +23,9 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * a table's log forgot, and reclaiming retired files whose grace window has passed.
  */
 final class Maintenance {
+    /** The least time between two measures of a shared catalog's table's metadata file. */
+    static final Duration MEASURE_EVERY = Duration.ofSeconds(10);
+
     private final GuardThread thread;
     private final HostCatalogs catalogs;
     private final ErrorLog errors;
@@ -74,6 +86,90 @@ final class Maintenance {
         });
     }
 
+    /** Recovery of a shared catalog, from floe's state file (when there is one), once per guard. */
+    void sharedCatalogOpened(SharedCatalog catalog) {
+        thread.execute(() -> {
+            try {
+                catalogs.withShared(catalog, false, own -> Recovery.run(own, clock.instant()));
+            } catch (RuntimeException e) {
+                errors.record("recovering " + catalog, e);
+            }
+        });
+    }
+
+    /**
+     * Notes the metadata files a host commit of a shared catalog's table dropped from its log; every
+     * {@link RebuildSettings#metadataVersions()} commits, deletes them, those the table's newest
+     * version does not list (a file that is still listed, by another process's commit, stays).
+     */
+    void forgotten(SharedCatalog catalog, TableIdentifier table, GuardedTable state, List<String> files) {
+        if (trimEvery <= 0) {
+            return;
+        }
+        state.forgotten.addAll(files);
+        if (state.commitsSinceTrim.incrementAndGet() < trimEvery || !state.trimQueued.compareAndSet(false, true)) {
+            return;
+        }
+        state.commitsSinceTrim.set(0);
+        thread.execute(() -> {
+            state.trimQueued.set(false);
+            List<String> due = new ArrayList<>();
+            for (String file = state.forgotten.poll(); file != null; file = state.forgotten.poll()) {
+                due.add(file);
+            }
+            try {
+                TableOperations ops = opsOf(catalog, table);
+                if (ops == null) {
+                    state.forgotten.addAll(due); // the next trim catches up
+                    return;
+                }
+                MetadataHistoryTrim.deleteForgotten(ops.io(), due, ops.current());
+            } catch (RuntimeException e) {
+                errors.record("deleting forgotten metadata files of " + table, e);
+            }
+        });
+    }
+
+    /**
+     * Measures the metadata file of a shared catalog's table on the background thread, at most once
+     * per {@link #MEASURE_EVERY}, and hands the growth it shows to {@code then}: the host's thread
+     * never waits for an object store to say how large a file is.
+     */
+    void measureIfDue(SharedCatalog catalog, TableIdentifier table, GuardedTable state, Consumer<TableGrowth> then) {
+        Instant last = state.measuredAt;
+        if (last != null && clock.instant().isBefore(last.plus(MEASURE_EVERY))
+                || !state.measureQueued.compareAndSet(false, true)) {
+            return;
+        }
+        thread.execute(() -> {
+            try {
+                TableOperations ops = opsOf(catalog, table);
+                if (ops == null) {
+                    return;
+                }
+                TableMetadata current = ops.current();
+                long bytes =
+                        ops.io().newInputFile(current.metadataFileLocation()).getLength();
+                state.metadataBytes = bytes;
+                state.measuredAt = clock.instant();
+                Snapshot snapshot = current.currentSnapshot();
+                long files =
+                        snapshot == null ? 0 : Long.parseLong(snapshot.summary().getOrDefault("total-data-files", "0"));
+                then.accept(new TableGrowth(current.snapshots().size(), files, bytes));
+            } catch (RuntimeException e) {
+                errors.record("measuring the metadata of " + table, e);
+            } finally {
+                state.measureQueued.set(false);
+            }
+        });
+    }
+
+    /** The operations of {@code table} loaded through floe's own instance of its catalog, or null. */
+    private static TableOperations opsOf(SharedCatalog catalog, TableIdentifier table) {
+        Catalog instance = catalog.instance();
+        return instance == null ? null : ((HasTableOperations) instance.loadTable(table)).operations();
+    }
+
     /** Reclaims, once the grace window of a rebuild just swapped in has passed. */
     void reclaimAfter(Duration grace) {
         thread.schedule(this::reclaimDue, grace.plusMillis(50));
@@ -86,6 +182,13 @@ final class Maintenance {
             } catch (Throwable e) {
                 // never let a failure cancel the schedule
                 errors.record("reclaiming retired files of catalog " + catalog.name(), e);
+            }
+        }
+        for (SharedCatalog catalog : catalogs.shared()) {
+            try {
+                catalogs.withShared(catalog, false, own -> new Reclaimer(own).runDue(clock.instant()));
+            } catch (Throwable e) {
+                errors.record("reclaiming retired files of " + catalog, e);
             }
         }
     }

@@ -33,6 +33,11 @@ public final class MapDbRebuildCatalog implements RebuildCatalog {
     }
 
     @Override
+    public String key() {
+        return ""; // the embedded catalog: a table is its name
+    }
+
+    @Override
     public FileIO io(TableIdentifier table) {
         return catalog.io();
     }

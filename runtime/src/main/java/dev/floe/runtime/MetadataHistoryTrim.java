@@ -2,6 +2,7 @@ package dev.floe.runtime;
 
 import dev.floe.catalog.MapDbCatalog;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +11,7 @@ import java.util.Set;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.NotFoundException;
+import org.apache.iceberg.io.FileIO;
 
 /**
  * Deletes the metadata files of a guarded table that its metadata log no longer lists, on floe's
@@ -43,15 +45,44 @@ final class MetadataHistoryTrim {
      */
     static int deleteForgotten(
             RebuildCatalog catalog, TableIdentifier table, List<String> retiredMetadata, TableMetadata last) {
+        return deleteForgotten(catalog.io(table), retiredMetadata, last);
+    }
+
+    /** Deletes those of {@code files} that {@code last} (the table's newest version) does not list. */
+    static int deleteForgotten(FileIO io, Collection<String> files, TableMetadata last) {
         Set<String> listed = listed(last);
         int deleted = 0;
-        for (String file : retiredMetadata) {
+        for (String file : files) {
             if (!listed.contains(file)) {
-                deleteQuietly(catalog, table, file);
+                deleteQuietly(io, file);
                 deleted += 1;
             }
         }
         return deleted;
+    }
+
+    /**
+     * The metadata files a commit from {@code base} to {@code committed} dropped from the table's
+     * metadata log: {@code base}'s file and its log, less what {@code committed}'s log keeps. A
+     * shared catalog keeps no commit log of floe's, so these, gathered on the host's thread from the
+     * commit's own arguments, are what the trim of such a table deletes.
+     */
+    static List<String> forgottenBy(TableMetadata base, TableMetadata committed) {
+        if (base == null || committed == null) {
+            return List.of();
+        }
+        Set<String> kept = listed(committed);
+        List<String> forgotten = new ArrayList<>();
+        base.previousFiles().forEach(entry -> {
+            if (!kept.contains(entry.file())) {
+                forgotten.add(entry.file());
+            }
+        });
+        String file = base.metadataFileLocation();
+        if (file != null && !kept.contains(file)) {
+            forgotten.add(file);
+        }
+        return forgotten;
     }
 
     private static Set<String> listed(TableMetadata metadata) {
@@ -63,9 +94,9 @@ final class MetadataHistoryTrim {
         return listed;
     }
 
-    private static void deleteQuietly(RebuildCatalog catalog, TableIdentifier table, String file) {
+    private static void deleteQuietly(FileIO io, String file) {
         try {
-            catalog.io(table).deleteFile(file);
+            io.deleteFile(file);
         } catch (NotFoundException e) {
             // deleted already (by Iceberg's own delete-after-commit, say)
         }
@@ -99,7 +130,7 @@ final class MetadataHistoryTrim {
         List<Long> forget = new ArrayList<>();
         int forgotten = 0;
         for (Map.Entry<Long, String> entry : log.headMap(oldestListed, false).entrySet()) {
-            deleteQuietly(catalog, table, entry.getValue());
+            deleteQuietly(catalog.io(table), entry.getValue());
             forget.add(entry.getKey());
             if (forget.size() == FORGET_PER_TRANSACTION) {
                 forgotten += forget.size();

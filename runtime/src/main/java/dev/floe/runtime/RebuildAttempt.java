@@ -42,6 +42,7 @@ final class RebuildAttempt {
     private final Compactor.Context context;
     private final RebuildCatalog catalog;
     private final TableIdentifier identifier;
+    private final TableKey key;
     private final Prune prune;
     private final int number;
     private final RebuildPhases phases = new RebuildPhases();
@@ -69,6 +70,7 @@ final class RebuildAttempt {
         this.context = context;
         this.catalog = catalog;
         this.identifier = identifier;
+        this.key = new TableKey(catalog.key(), identifier);
         this.prune = prune;
         this.number = number;
     }
@@ -102,7 +104,7 @@ final class RebuildAttempt {
             throw new RebuildException("Rebuild of " + identifier + " failed; the live table is untouched: " + e, e);
         } finally {
             if (gateHeld) {
-                context.gate().exit(identifier);
+                context.gate().exit(key);
             }
             discardUnlessSwapped();
         }
@@ -186,7 +188,7 @@ final class RebuildAttempt {
 
     /** 4b. Takes the table's gate: host commits wait from here until the handles are reloaded. */
     private void enterGate() {
-        context.gate().enter(identifier);
+        context.gate().enter(key);
         gateHeld = true;
         phases.end("gate-wait");
     }
@@ -234,9 +236,9 @@ final class RebuildAttempt {
      * at any moment.
      */
     private CompactReport reloadHandlesAndOpenTheGate() {
-        int reloaded = context.handles().reload(identifier);
+        int reloaded = context.handles().reload(key);
         reached(CompactionStep.HANDLES_RELOADED);
-        context.gate().exit(identifier);
+        context.gate().exit(key);
         gateHeld = false;
         phases.end("swap");
         CatchUp.Result carried = early.then(late);

@@ -16,6 +16,12 @@ import org.apache.iceberg.io.FileIO;
 public interface RebuildCatalog {
     String name();
 
+    /**
+     * What tells this catalog apart in this JVM: the {@link TableKey#catalog()} of its tables, the
+     * same for every instance of one catalog (empty for floe's embedded one).
+     */
+    String key();
+
     /** The FileIO that reads and deletes {@code table}'s files. */
     FileIO io(TableIdentifier table);
 

@@ -7,7 +7,10 @@ import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
  * Which tables are guarded: globs over {@code namespace.table}, where {@code *} matches any run of
- * characters and {@code ?} one character. No globs means every table.
+ * characters and {@code ?} one character. A table of floe's embedded catalog is guarded when a glob
+ * matches its name, or when there are no globs. A table of a shared catalog only when a glob names
+ * it ({@link #names}): as {@code namespace.table}, or as {@code catalog.namespace.table} with its
+ * catalog's name first, which tells two catalogs with tables of one name apart.
  */
 public final class TableGlobs {
     private final List<Pattern> patterns = new ArrayList<>();
@@ -31,6 +34,22 @@ public final class TableGlobs {
             }
         }
         return Pattern.compile(regex.toString());
+    }
+
+    /** True when there are no globs. */
+    public boolean isEmpty() {
+        return patterns.isEmpty();
+    }
+
+    /**
+     * True when a glob matches {@code table} of the shared catalog named {@code catalog}, by its name
+     * or by its name after the catalog's; never when there are no globs.
+     */
+    public boolean names(String catalog, TableIdentifier table) {
+        String name = table.toString();
+        String qualified = catalog + "." + name;
+        return patterns.stream()
+                .anyMatch(p -> p.matcher(name).matches() || p.matcher(qualified).matches());
     }
 
     public boolean matches(TableIdentifier table) {

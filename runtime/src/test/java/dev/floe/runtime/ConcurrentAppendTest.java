@@ -34,7 +34,7 @@ class ConcurrentAppendTest {
             WriterGate gate = new WriterGate();
             HandleRegistry handles = new HandleRegistry(16);
             Table writerHandle = catalog.loadTable(EVENTS);
-            handles.track(EVENTS, writerHandle);
+            handles.track(TableKey.embedded(EVENTS), writerHandle);
             java.util.concurrent.atomic.AtomicInteger committed = new java.util.concurrent.atomic.AtomicInteger();
             // once the rows are written, the rebuild waits for one more host commit: every rebuild then
             // has an append that landed while it ran, which it must carry
@@ -60,11 +60,11 @@ class ConcurrentAppendTest {
                 int commits = 0;
                 while (!stop.get() || commits < 60) {
                     long first = nextId.getAndAdd(rowsPerCommit);
-                    gate.enter(EVENTS);
+                    gate.enter(TableKey.embedded(EVENTS));
                     try {
                         TestTables.append(writerHandle, TestTables.simpleRows(first, rowsPerCommit));
                     } finally {
-                        gate.exit(EVENTS);
+                        gate.exit(TableKey.embedded(EVENTS));
                     }
                     commits += 1;
                     committed.incrementAndGet();

@@ -177,10 +177,10 @@ class GuardTest {
             guardedAppend(table, i * 2L);
         }
         org.apache.iceberg.DataFile file = TestTables.writeFile(table, TestTables.simpleRows(100, 2));
-        guard.gate().enter(EVENTS); // a rebuild about to swap holds the gate
+        guard.gate().enter(TableKey.embedded(EVENTS)); // a rebuild about to swap holds the gate
         var waiting = java.util.concurrent.CompletableFuture.runAsync(() -> guardedOperation(
                 table, () -> table.newFastAppend().appendFile(file).commit()));
-        while (guard.gate().waiting(EVENTS) == 0) {
+        while (guard.gate().waiting(TableKey.embedded(EVENTS)) == 0) {
             // observed, not timed: the operation is parked at the gate once it is queued on its lock
             assertThat(waiting).isNotDone();
             Thread.onSpinWait();
@@ -193,7 +193,7 @@ class GuardTest {
                         CompactionProbe.NONE,
                         java.time.Clock.systemUTC())
                 .compactTable(catalog, EVENTS, Prune.NONE);
-        guard.gate().exit(EVENTS);
+        guard.gate().exit(TableKey.embedded(EVENTS));
 
         waiting.get(1, java.util.concurrent.TimeUnit.MINUTES);
         Table live = catalog.loadTableUncached(EVENTS);

@@ -60,7 +60,8 @@ final class TestTables {
                 16,
                 jmx,
                 java.time.Duration.ofMinutes(1),
-                java.time.Duration.ofHours(1));
+                java.time.Duration.ofHours(1),
+                java.nio.file.Path.of(GuardSettings.DEFAULT_STATE_FILE));
     }
 
     /** What the agent's advice does around {@code ops.commit}: the guard's hooks around {@code commit}. */

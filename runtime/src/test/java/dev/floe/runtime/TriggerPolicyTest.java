@@ -19,7 +19,8 @@ class TriggerPolicyTest {
             8,
             false,
             Duration.ofMinutes(1),
-            Duration.ofHours(1)));
+            Duration.ofHours(1),
+            java.nio.file.Path.of(GuardSettings.DEFAULT_STATE_FILE)));
     final Instant now = Instant.parse("2026-11-30T00:00:00Z");
 
     @Test

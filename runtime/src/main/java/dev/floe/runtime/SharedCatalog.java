@@ -1,0 +1,150 @@
+package dev.floe.runtime;
+
+import java.io.Closeable;
+import java.lang.ref.WeakReference;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Set;
+import java.util.WeakHashMap;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.catalog.Catalog;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A catalog of the host's other than floe's embedded one (JDBC, REST, Hive, Glue, Nessie, Hadoop),
+ * as the guard knows it: its name, the instance the host initialised last (held weakly), and how to
+ * open one of floe's own on the same tables (the host instance's class, name, properties and Hadoop
+ * configuration).
+ *
+ * <p>floe's background work runs on the host's newest instance while the host keeps one: a second
+ * instance would double the host's connections to a shared service (a metastore client pool, a
+ * REST session), and on some it cannot even work beside the host's (a JDBC catalog on SQLite: see
+ * README). Only when the host has dropped every instance does floe open one of its own.
+ *
+ * <p>What floe does on its background thread passes no gate and is not watched (the agent asks
+ * {@link Guard#isFloes}); {@link #isFloes} tells which instances floe opened.
+ */
+public final class SharedCatalog {
+    private static final Logger LOG = LoggerFactory.getLogger(SharedCatalog.class);
+    /** The instances floe opened, weakly; and the thread opening one right now. */
+    private static final Set<Object> FLOES =
+            Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
+
+    private static final ThreadLocal<Boolean> OPENING = ThreadLocal.withInitial(() -> false);
+
+    private final String name;
+    private final String key;
+    private final Class<?> type;
+    private final Map<String, String> properties;
+    private final Object conf;
+    private volatile WeakReference<Catalog> host;
+    private Catalog own; // guarded by this
+    private boolean ownFailed; // guarded by this
+
+    private SharedCatalog(Catalog host, String name, Map<String, String> properties, Object conf) {
+        this.name = name;
+        this.key = keyOf(name, properties);
+        this.type = host.getClass();
+        this.properties = Map.copyOf(properties);
+        this.conf = conf;
+        this.host = new WeakReference<>(host);
+    }
+
+    /**
+     * The catalog {@code host} is, as it was initialised: {@code name} and {@code properties} as
+     * given to its {@code initialize}, {@code conf} its Hadoop configuration or null.
+     */
+    public static SharedCatalog of(Catalog host, String name, Map<String, String> properties, Object conf) {
+        return new SharedCatalog(host, name, properties, conf);
+    }
+
+    /**
+     * What tells the catalog apart from others in this JVM: its name and where its tables are kept
+     * ({@code uri}, else {@code warehouse}). Every instance the host opens of one catalog has the
+     * same key, so their tables share one gate and one set of floe's records.
+     */
+    static String keyOf(String name, Map<String, String> properties) {
+        String where = properties.getOrDefault(
+                org.apache.iceberg.CatalogProperties.URI,
+                properties.getOrDefault(org.apache.iceberg.CatalogProperties.WAREHOUSE_LOCATION, ""));
+        return where.isEmpty() ? name : name + "@" + where;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public String key() {
+        return key;
+    }
+
+    /** Notes a newer instance the host initialised of this catalog: floe works on it from now on. */
+    void hostOpened(Catalog newer) {
+        if (host.get() != newer) {
+            host = new WeakReference<>(newer);
+        }
+    }
+
+    /** True for an instance floe opened itself (or is opening on this thread right now). */
+    public static boolean isFloes(Object catalog) {
+        return OPENING.get() || FLOES.contains(catalog);
+    }
+
+    /**
+     * The host's newest instance while it holds one; else floe's own, opened on first such use;
+     * null when neither can be had.
+     */
+    synchronized Catalog instance() {
+        Catalog hosts = host.get();
+        if (hosts != null) {
+            return hosts;
+        }
+        if (own == null && !ownFailed) {
+            try {
+                own = open();
+            } catch (RuntimeException | ReflectiveOperationException | LinkageError e) {
+                ownFailed = true;
+                LOG.warn(
+                        "floe: the host dropped its instances of {} and floe cannot open one of its own ({}: {}); work on its tables waits for the host to open it again",
+                        this,
+                        type.getName(),
+                        e.toString());
+            }
+        }
+        return own;
+    }
+
+    private Catalog open() throws ReflectiveOperationException {
+        OPENING.set(true);
+        try {
+            Catalog opened = (Catalog) type.getDeclaredConstructor().newInstance();
+            FLOES.add(opened);
+            if (conf != null) {
+                CatalogUtil.configureHadoopConf(opened, conf);
+            }
+            opened.initialize(name, properties);
+            LOG.info("floe: opened an instance of its own of {} ({}): the host holds none", this, type.getName());
+            return opened;
+        } finally {
+            OPENING.set(false);
+        }
+    }
+
+    /** Closes floe's own instance, if one was opened. */
+    synchronized void close() {
+        if (own instanceof Closeable closeable) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                LOG.debug("floe: closing its instance of catalog {} failed: {}", name, e.toString());
+            }
+        }
+        own = null;
+    }
+
+    @Override
+    public String toString() {
+        return "catalog " + key;
+    }
+}
