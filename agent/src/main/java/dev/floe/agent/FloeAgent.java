@@ -87,7 +87,7 @@ public final class FloeAgent {
                     + " SnapshotProducer.commit, catalogs' loadTable/registerTable/createTable/initialize, table builders' create"
                     + " (each class loader's guard proves it when it starts); tables "
                     + (config.settings().tables().isEmpty()
-                            ? "all"
+                            ? "all of MapDbCatalog (of other catalogs none: floe.tables names those)"
                             : config.settings().tables())
                     + ", rebuild at " + config.settings().triggerSnapshots() + " snapshots or "
                     + config.settings().triggerDataFiles() + " data files or "
