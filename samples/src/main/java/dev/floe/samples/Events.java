@@ -67,7 +67,8 @@ public final class Events {
         return writer.toDataFile();
     }
 
-    static Record row(GenericRecord template, long id) {
+    /** The row the sample writes for {@code id}: what a reader checks the rows it reads back against. */
+    public static Record row(GenericRecord template, long id) {
         Record row = template.copy();
         row.setField("id", id);
         row.setField("ts", OffsetDateTime.ofInstant(Instant.ofEpochMilli(TS_BASE_MILLIS + id * 10), ZoneOffset.UTC));
