@@ -21,7 +21,8 @@ import java.util.Set;
  * is printed as a ratio against its comparison measured in the same run. floe is observed from the
  * outside only: its log lines, its MBeans (read inside the child host) and files on disk. Each part
  * is a class of its own ({@link GrowthBench}, {@link ThroughputBench}, {@link LowHeapBench},
- * {@link StallBench}, {@link OverheadBench}); this one runs them and writes the summary.
+ * {@link StallBench}, {@link OverheadBench}, {@link JdbcGrowthBench}); this one runs them and writes the
+ * summary.
  *
  * <pre>
  * java -cp bench/target/floe-bench.jar dev.floe.bench.Bench [--quick] [--only parts]
@@ -46,6 +47,10 @@ public final class Bench {
             "              runs, minus its normal (p50) latency before the rebuild: stall.csv",
             "  overhead    commit p50 with the agent attached and its triggers off, against no agent, in",
             "              5 alternating pairs of 500 commits: overhead.csv",
+            "  jdbc        the sample ingest on Iceberg's JdbcCatalog over a SQLite file (clients=1,",
+            "              jdbc.schema-version=V1), N = 2000 single-file commits of 10 rows, unguarded and",
+            "              guarded (the agent with floe.tables=bench.events, rebuilt in place): metadata on",
+            "              disk, snapshots, data files, rows read back, commit p50/p99: jdbc-growth.csv",
             "",
             "options:",
             "  --quick       small sizes, to check that everything runs (a few minutes); results go to",
@@ -77,6 +82,7 @@ public final class Bench {
         parts.put("lowheap", LowHeapBench::run);
         parts.put("stall", StallBench::run);
         parts.put("overhead", OverheadBench::run);
+        parts.put("jdbc", JdbcGrowthBench::run);
         return parts;
     }
 

@@ -139,6 +139,25 @@ final class Harness {
         return file;
     }
 
+    /**
+     * dir/catalog.properties: Iceberg's JdbcCatalog on a SQLite file in {@code dir}, one connection
+     * (SQLite admits one writer) and the V1 schema (views), its warehouse in {@code dir}.
+     */
+    static Path jdbcCatalogProperties(Path dir) throws IOException {
+        Path file = dir.resolve("catalog.properties");
+        Files.writeString(
+                file,
+                String.join(
+                        "\n",
+                        "catalog-impl=org.apache.iceberg.jdbc.JdbcCatalog",
+                        "uri=jdbc:sqlite:" + dir.resolve("catalog.sqlite"),
+                        "warehouse=" + dir.resolve("warehouse"),
+                        "clients=1",
+                        "jdbc.schema-version=V1",
+                        ""));
+        return file;
+    }
+
     /** Writes out/<file>. */
     void write(String file, List<String> lines) throws IOException {
         Files.write(out.resolve(file), lines);

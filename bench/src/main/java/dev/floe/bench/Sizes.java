@@ -15,6 +15,7 @@ final class Sizes {
     final int stallAfter;
     final int overheadPairs;
     final int overheadCommits;
+    final int jdbcCommits;
 
     Sizes(boolean quick) {
         this.quick = quick;
@@ -30,5 +31,6 @@ final class Sizes {
         stallAfter = quick ? 20 : 50;
         overheadPairs = quick ? 1 : 5;
         overheadCommits = quick ? 100 : 500;
+        jdbcCommits = quick ? 200 : 2000;
     }
 }

@@ -109,6 +109,36 @@ class BenchOptionsTest {
     }
 
     @Test
+    void theJdbcPartsCatalogIsSqliteAndTheAgentRebuildsItsTableInPlace() throws Exception {
+        Path agent = repo().resolve("agent/target/floe-agent.jar");
+        assertThat(agent).as("the agent jar, built before this module").isRegularFile();
+        Path config = dir.resolve("floe.properties");
+        Files.writeString(
+                config,
+                "floe.tables=test.events\nfloe.trigger.snapshots=8\nfloe.state.file=" + dir.resolve("floe-state.db")
+                        + "\n");
+
+        ChildJvm.Run child = run(
+                List.of("-javaagent:" + agent + "=" + config, "-Dbench.stop-after-collapse=3"),
+                BenchIngest.class.getName(),
+                Harness.jdbcCatalogProperties(dir).toString(),
+                "test.events",
+                "3000",
+                "2",
+                "1");
+
+        assertThat(child.exitCode()).as(child.output()).isZero();
+        assertThat(child.rebuildLines()).as(child.output()).isNotEmpty();
+        Map<String, String> result = child.result();
+        int collapsedAt = Integer.parseInt(result.get("firstCollapseAt"));
+        assertThat(result).containsEntry("commits", Integer.toString(collapsedAt + 3));
+        assertThat(result.get("rows")).isEqualTo(Integer.toString((collapsedAt + 3) * 2));
+        assertThat(result.get("distinctIds")).isEqualTo(result.get("rows"));
+        assertThat(dir.resolve("catalog.sqlite")).isRegularFile();
+        assertThat(dir.resolve("floe-state.db")).isRegularFile();
+    }
+
+    @Test
     void benchDrawsItsChartFromSeriesFiles() throws Exception {
         Path out = Files.createDirectories(dir.resolve("bench"));
         for (String mode : GrowthBench.MODES) {

@@ -152,6 +152,21 @@ final class CatalogStore {
         return entries;
     }
 
+    /** The names of the durable sections that hold at least one entry. */
+    java.util.SortedSet<String> sectionNames() {
+        writeLock.lock();
+        try {
+            java.util.SortedSet<String> names = new java.util.TreeSet<>();
+            for (String key : sections.keySet()) {
+                int level = key.indexOf(CatalogKeys.LEVEL);
+                names.add(level < 0 ? key : key.substring(0, level));
+            }
+            return names;
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
     /** The entries of one durable section, key to value. */
     NavigableMap<String, String> section(String section) {
         writeLock.lock();

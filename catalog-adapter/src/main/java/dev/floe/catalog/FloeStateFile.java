@@ -31,6 +31,11 @@ public final class FloeStateFile implements Closeable {
         return store.section(section);
     }
 
+    /** The names of the sections that hold at least one entry. */
+    public java.util.SortedSet<String> sections() {
+        return store.sectionNames();
+    }
+
     /** Writes one entry, durable before this returns. */
     public void put(String section, String key, String value) {
         DurableSections.put(store, section, key, value);

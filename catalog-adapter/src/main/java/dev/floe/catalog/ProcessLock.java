@@ -1,6 +1,7 @@
 package dev.floe.catalog;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -8,6 +9,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.OptionalLong;
 
 /**
  * The exclusive lock that keeps every other process away from a catalog file while it is open
@@ -18,6 +20,9 @@ import java.nio.file.StandardOpenOption;
  * channel, POSIX drops every lock this process holds on the file, so a catalog opened afterwards
  * would silently stop being exclusive, or a damaged file would stay locked by this process and be
  * reported as in use. Nothing but this class opens the lock file.
+ *
+ * <p>The holder writes its process id into the lock file, so that a process refused can say which
+ * process holds the file (the lock is advisory: the refused one can still read it).
  */
 final class ProcessLock {
     private final Path path;
@@ -56,9 +61,34 @@ final class ProcessLock {
         }
         if (lock == null) {
             closeQuietly(channel);
-            throw new CatalogInUseException(file, null);
+            throw new CatalogInUseException(file, holder(path), null);
         }
+        writeHolder(channel);
         return new ProcessLock(path, channel, created);
+    }
+
+    /** Writes this process's id into the lock file it holds; best effort, the lock is what counts. */
+    private static void writeHolder(FileChannel channel) {
+        try {
+            channel.truncate(0);
+            channel.write(
+                    ByteBuffer.wrap(Long.toString(ProcessHandle.current().pid())
+                            .getBytes(java.nio.charset.StandardCharsets.US_ASCII)),
+                    0);
+        } catch (IOException | UnsupportedOperationException e) {
+            // a process refused then cannot name this one, nothing more
+        }
+    }
+
+    /** The id of the process that holds {@code lockFile}, as it wrote it there; empty if unknown. */
+    private static OptionalLong holder(Path lockFile) {
+        try {
+            String text = Files.readString(lockFile, java.nio.charset.StandardCharsets.US_ASCII)
+                    .trim();
+            return text.matches("[0-9]{1,18}") ? OptionalLong.of(Long.parseLong(text)) : OptionalLong.empty();
+        } catch (IOException | RuntimeException e) {
+            return OptionalLong.empty();
+        }
     }
 
     /** Lets other processes in; closing the channel releases the lock. */

@@ -45,7 +45,10 @@ class BadCatalogFileTest {
             assertThatThrownBy(() -> TestCatalogs.open(root))
                     .isInstanceOf(CatalogInUseException.class)
                     .hasMessageContaining(file.toString())
-                    .hasMessageContaining("in use");
+                    .hasMessageContaining("in use by another process (process " + holder.pid() + ")")
+                    .satisfies(e -> assertThat(((CatalogInUseException) e).holder())
+                            .as("the holder wrote its id into the lock file")
+                            .hasValue(holder.pid()));
             assertThatThrownBy(() -> TestCatalogs.open(root)).isInstanceOf(CatalogInUseException.class);
 
             assertThat(Files.readAllBytes(file)).isEqualTo(before);

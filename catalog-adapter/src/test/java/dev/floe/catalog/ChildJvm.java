@@ -136,6 +136,11 @@ final class ChildJvm implements AutoCloseable {
         return "\n--- stdout ---\n" + String.join("\n", lines()) + "\n--- stderr ---\n" + err;
     }
 
+    /** The child's process id. */
+    long pid() {
+        return process.pid();
+    }
+
     @Override
     public void close() throws InterruptedException {
         if (process.isAlive()) {

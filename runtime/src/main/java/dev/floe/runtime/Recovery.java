@@ -70,8 +70,16 @@ public final class Recovery {
      * valued by the live table each was rebuilding: what {@link #run} would discard. Reads only.
      */
     public static java.util.Map<TableIdentifier, TableIdentifier> unfinishedRebuilds(MapDbCatalog catalog) {
+        return unfinishedRebuilds(new MapDbRebuildCatalog(catalog));
+    }
+
+    /**
+     * {@link #unfinishedRebuilds(MapDbCatalog)} in any catalog; in place (another catalog than floe's
+     * own) the key names the rebuild only: no scratch table exists.
+     */
+    public static java.util.Map<TableIdentifier, TableIdentifier> unfinishedRebuilds(RebuildCatalog catalog) {
         java.util.Map<TableIdentifier, TableIdentifier> unfinished = new java.util.LinkedHashMap<>();
-        for (RebuildJournal journal : RebuildJournal.unfinished(new MapDbRebuildCatalog(catalog).state())) {
+        for (RebuildJournal journal : RebuildJournal.unfinished(catalog.state())) {
             unfinished.put(journal.scratch(), journal.live());
         }
         return unfinished;

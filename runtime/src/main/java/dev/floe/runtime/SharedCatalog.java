@@ -62,9 +62,10 @@ public final class SharedCatalog {
     /**
      * What tells the catalog apart from others in this JVM: its name and where its tables are kept
      * ({@code uri}, else {@code warehouse}). Every instance the host opens of one catalog has the
-     * same key, so their tables share one gate and one set of floe's records.
+     * same key, so their tables share one gate and one set of floe's records. Public for the
+     * operator CLI, which must find the records an agent kept for the same catalog.
      */
-    static String keyOf(String name, Map<String, String> properties) {
+    public static String keyOf(String name, Map<String, String> properties) {
         String where = properties.getOrDefault(
                 org.apache.iceberg.CatalogProperties.URI,
                 properties.getOrDefault(org.apache.iceberg.CatalogProperties.WAREHOUSE_LOCATION, ""));

@@ -72,7 +72,8 @@ public class Ingest implements AutoCloseable {
             "         distinctIds= p50Ms= p99Ms= firstP50Ms= firstP99Ms= lastP50Ms= lastP99Ms= elapsedMs=",
             "         scanMs= historyCollapses= handles=",
             "snapshots, metadataBytes (files under the table's metadata/ directory) and dataFiles are read",
-            "from a freshly loaded table; latencies are of the commit() call alone; firstP50Ms/firstP99Ms",
+            "from a freshly loaded table (snapshots and dataFiles of one version of it, before the read-back,",
+            "even if a rewrite lands meanwhile); latencies are of the commit() call alone; firstP50Ms/firstP99Ms",
             "and lastP50Ms/lastP99Ms are over the first/last 100 commits; elapsedMs is the wall time of the",
             "commit phase; scanMs the time of the read-back, a full scan of every column of the fresh",
             "table, planning included; historyCollapses counts commits after which a handle held fewer",
@@ -224,19 +225,24 @@ public class Ingest implements AutoCloseable {
             // what a reader sees now: a freshly loaded, refreshed handle
             Table fresh = catalog.loadTable(settings.table);
             fresh.refresh();
-            result.put("snapshots", Integer.toString(TableFacts.count(fresh.snapshots())));
+            long dataFiles;
+            if (settings.verify) {
+                // snapshots and data files of one version: a rewrite may land while they are read
+                TableFacts.Version version = TableFacts.version(fresh);
+                result.put("snapshots", Integer.toString(version.snapshots()));
+                dataFiles = version.dataFiles();
+            } else {
+                result.put("snapshots", Integer.toString(TableFacts.count(fresh.snapshots())));
+                dataFiles = TableFacts.summaryLong(fresh.currentSnapshot(), SnapshotSummary.TOTAL_DATA_FILES_PROP);
+            }
             result.put("metadataBytes", Long.toString(TableFacts.metadataBytes(fresh.location())));
             long expectedRows = startRows + (long) commits * settings.rowsPerCommit;
             TableFacts.ReadBack readBack = null;
             long scanMs = -1;
-            long dataFiles;
             if (settings.verify) {
                 long s0 = System.nanoTime();
                 readBack = TableFacts.readBack(fresh, expectedRows);
                 scanMs = (System.nanoTime() - s0) / 1_000_000;
-                dataFiles = TableFacts.dataFiles(fresh);
-            } else {
-                dataFiles = TableFacts.summaryLong(fresh.currentSnapshot(), SnapshotSummary.TOTAL_DATA_FILES_PROP);
             }
             result.put("dataFiles", Long.toString(dataFiles));
             result.put("rows", readBack == null ? "skipped" : Long.toString(readBack.rows()));

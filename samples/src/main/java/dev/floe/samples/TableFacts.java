@@ -13,8 +13,11 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.Set;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
@@ -45,6 +48,27 @@ public final class TableFacts {
             }
         }
         return new ReadBack(rows, seen.cardinality() + (long) others.size());
+    }
+
+    /** One version of a table: its snapshots and the data files a scan of its current snapshot plans. */
+    public record Version(String metadataLocation, int snapshots, long dataFiles) {}
+
+    /**
+     * The snapshots and data files of one version of {@code table}: counted again until the handle
+     * showed the same version before and after the count, since whoever rewrites the table (floe's
+     * rebuild) may move the handle to a new version in between.
+     */
+    public static Version version(Table table) throws IOException {
+        TableOperations ops = ((HasTableOperations) table).operations();
+        while (true) {
+            TableMetadata before = ops.current();
+            long files = dataFiles(table);
+            TableMetadata after = ops.current();
+            if (before.metadataFileLocation().equals(after.metadataFileLocation())) {
+                return new Version(
+                        before.metadataFileLocation(), before.snapshots().size(), files);
+            }
+        }
     }
 
     /** The data files a scan of the current snapshot plans. */

@@ -1,120 +1,124 @@
 package dev.floe.agent.cli;
 
-import dev.floe.catalog.MapDbCatalog;
+import dev.floe.agent.AgentConfig;
+import dev.floe.runtime.RebuildCatalog;
+import dev.floe.runtime.Recovery;
 import dev.floe.runtime.TableGlobs;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import org.apache.iceberg.CatalogUtil;
+import java.util.function.ToIntFunction;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 
-/** Opens the catalog a properties file names, as the host does, and refuses anything but floe's. */
-final class CatalogSession {
-    static final String IMPL = MapDbCatalog.class.getName();
+/**
+ * The catalog a properties file names, opened as the host opens it, with floe's records of its
+ * tables: floe's own {@code MapDbCatalog} ({@link EmbeddedSession}, records in the catalog file) or
+ * any other Iceberg catalog ({@link SharedSession}, records in floe's state file, rebuilt in place).
+ * The commands work on this, not on one catalog class.
+ */
+abstract class CatalogSession implements AutoCloseable {
+    /** The catalog as the rebuild, the reclaim and the recovery see it. */
+    abstract RebuildCatalog rebuild();
 
-    private CatalogSession() {}
+    /** The catalog itself, for listing tables. */
+    abstract Catalog catalog();
 
-    /** The catalog's properties, relative local {@code warehouse} and {@code uri} made absolute. */
-    static Map<String, String> properties(Path file) {
-        Properties loaded = new Properties();
-        try (InputStream in = Files.newInputStream(file)) {
-            loaded.load(in);
-        } catch (NoSuchFileException e) {
-            throw new FloeCli.CliException(FloeCli.NOT_FOUND, "catalog properties file " + file + " does not exist");
-        } catch (IOException | IllegalArgumentException e) {
-            throw new FloeCli.CliException(FloeCli.FAILED, "cannot read catalog properties file " + file + ": " + e);
-        }
-        Map<String, String> props = new LinkedHashMap<>();
-        for (String key : loaded.stringPropertyNames()) {
-            props.put(key, loaded.getProperty(key).trim());
-        }
-        String impl = props.get("catalog-impl");
-        if (!IMPL.equals(impl)) {
-            throw new FloeCli.CliException(
-                    FloeCli.FAILED,
-                    file + " names catalog-impl=" + (impl == null ? "(none)" : impl) + "; floe works on " + IMPL
-                            + " catalogs only (catalog-impl=" + IMPL + ")");
-        }
-        for (String key : List.of("warehouse", "uri")) {
-            String value = props.get(key);
-            if (value != null && !value.isEmpty() && !value.matches("^[A-Za-z][A-Za-z0-9+.-]*:.*")) {
-                props.put(key, Paths.get(value).toAbsolutePath().normalize().toString());
-            }
-        }
-        return props;
-    }
+    /** How the output names the catalog, after "catalog ". */
+    abstract String label();
+
+    /** True when a rebuilt table is committed in place (every catalog but floe's own). */
+    abstract boolean inPlace();
+
+    /** "no table ..." (exit 4), with what can be told of why. */
+    abstract FloeCli.CliException noTable(TableIdentifier table);
 
     /**
-     * Runs one command on the catalog {@code file} names, closing it after and flushing what the
-     * command printed; returns the command's exit code.
+     * The listing found no table matching {@code glob} (null: no table at all): the failure to report
+     * (exit 4), or null when an empty listing is simply the answer (a catalog without tables).
      */
-    static int run(Path file, java.util.function.ToIntFunction<MapDbCatalog> command) {
-        try (MapDbCatalog catalog = open(file)) {
-            int code = command.applyAsInt(catalog);
+    abstract FloeCli.CliException nothingListed(String glob);
+
+    /** Lines status prints under its header (where floe's records are); none for floe's own catalog. */
+    List<String> notes() {
+        return List.of();
+    }
+
+    /** JSON fields status adds after "catalog" (each {@code ,"key":value}); none for floe's own. */
+    String jsonFields() {
+        return "";
+    }
+
+    @Override
+    public abstract void close();
+
+    /**
+     * Runs one command on the catalog {@code option} names, closing it after and flushing what the
+     * command printed; returns the command's exit code. {@code createState}: a state file that does
+     * not exist yet is created (compact); otherwise its absence means no records.
+     */
+    static int run(
+            CatalogOption option, AgentConfig config, boolean createState, ToIntFunction<CatalogSession> command) {
+        CatalogFile file = CatalogFile.read(option.file);
+        try (CatalogSession session = file.embedded()
+                ? EmbeddedSession.open(file, option)
+                : SharedSession.open(file, option, config, createState)) {
+            int code = command.applyAsInt(session);
             System.out.flush();
             return code;
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (RuntimeException e) {
+            if (!file.embedded() && !(e instanceof FloeCli.CliException) && SharedCatalogFacts.sqliteBusy(e)) {
+                throw SharedSession.busy(file);
+            }
+            throw e;
         }
     }
 
-    /** Opens the catalog; a missing catalog file is reported, never created. */
-    static MapDbCatalog open(Path file) {
-        Map<String, String> props = properties(file);
-        Path catalogFile = catalogFile(props);
-        if (catalogFile != null && !Files.exists(catalogFile)) {
-            throw new FloeCli.CliException(
-                    FloeCli.NOT_FOUND,
-                    "no catalog file at " + catalogFile + " (from " + file + "): check 'warehouse' and 'uri'");
+    /** The live table, loaded uncached; a clear "no table" when there is none. */
+    Table load(TableIdentifier table) {
+        if (!catalog().tableExists(table)) {
+            throw noTable(table);
         }
-        Catalog catalog = CatalogUtil.loadCatalog(IMPL, "floe-cli", props, null);
-        if (!(catalog instanceof MapDbCatalog)) {
-            throw new FloeCli.CliException(
-                    FloeCli.FAILED, file + " loads a " + catalog.getClass().getName() + ", not a " + IMPL);
-        }
-        return (MapDbCatalog) catalog;
+        return rebuild().loadTableUncached(table);
     }
 
-    private static Path catalogFile(Map<String, String> props) {
-        String uri = props.get("uri");
-        String location = uri != null && !uri.isBlank() ? uri : props.get("warehouse");
-        if (location == null || location.isBlank()) {
-            return null; // the catalog says what is missing
-        }
-        Path path;
-        if (location.startsWith("file:")) {
-            path = Paths.get(java.net.URI.create(location));
-        } else if (location.matches("^[A-Za-z][A-Za-z0-9+.-]+://.*")) {
-            return null;
-        } else {
-            path = Paths.get(location);
-        }
-        return uri != null && !uri.isBlank() ? path : path.resolve(MapDbCatalog.DEFAULT_FILE_NAME);
+    /** Rebuilds a process left unfinished: scratch (or rebuild) name to live table. */
+    Map<TableIdentifier, TableIdentifier> unfinished() {
+        return Recovery.unfinishedRebuilds(rebuild());
     }
 
     /** Every table of the catalog whose {@code namespace.table} matches {@code glob} (* and ?). */
-    static List<TableIdentifier> tables(MapDbCatalog catalog, String glob) {
+    List<TableIdentifier> tables(String glob) {
         TableGlobs globs = new TableGlobs(glob == null ? List.of() : List.of(glob));
         List<TableIdentifier> tables = new ArrayList<>();
-        collect(catalog, Namespace.empty(), globs, tables);
+        Catalog catalog = catalog();
+        if (catalog instanceof SupportsNamespaces) {
+            collect((SupportsNamespaces) catalog, Namespace.empty(), globs, tables);
+        } else {
+            Namespace namespace = literalNamespace(glob);
+            if (namespace == null) {
+                throw new FloeCli.CliException(
+                        FloeCli.USAGE,
+                        "catalog " + label() + " cannot list its namespaces: give a table glob with its namespace,"
+                                + " e.g. 'db.*'");
+            }
+            for (TableIdentifier table : catalog.listTables(namespace)) {
+                if (globs.matches(table)) {
+                    tables.add(table);
+                }
+            }
+        }
         tables.sort((a, b) -> a.toString().compareTo(b.toString()));
         return tables;
     }
 
-    private static void collect(
-            MapDbCatalog catalog, Namespace namespace, TableGlobs globs, List<TableIdentifier> into) {
+    private void collect(
+            SupportsNamespaces catalog, Namespace namespace, TableGlobs globs, List<TableIdentifier> into) {
         if (!namespace.isEmpty()) {
-            for (TableIdentifier table : catalog.listTables(namespace)) {
+            for (TableIdentifier table : catalog().listTables(namespace)) {
                 if (globs.matches(table)) {
                     into.add(table);
                 }
@@ -123,6 +127,19 @@ final class CatalogSession {
         for (Namespace child : catalog.listNamespaces(namespace)) {
             collect(catalog, child, globs, into);
         }
+    }
+
+    /** The namespace of a glob whose namespace has no wildcard ({@code db.*}: db), else null. */
+    private static Namespace literalNamespace(String glob) {
+        if (glob == null) {
+            return null;
+        }
+        int dot = glob.lastIndexOf('.');
+        String namespace = dot < 0 ? "" : glob.substring(0, dot);
+        if (namespace.isEmpty() || namespace.contains("*") || namespace.contains("?")) {
+            return null;
+        }
+        return Namespace.of(namespace.split("\\."));
     }
 
     static TableIdentifier identifier(String name) {

@@ -19,7 +19,7 @@ import picocli.CommandLine.Parameters;
             "0:rebuilt (or, with --dry-run, it could be)",
             "1:the rebuild failed or was refused; the table is as it was",
             "2:usage error",
-            "3:catalog in use",
+            "3:catalog in use, or floe's state file",
             "4:no such table, or no catalog file",
             "5:no Iceberg on the class path"
         })

@@ -1,7 +1,6 @@
 package dev.floe.agent.cli;
 
 import dev.floe.agent.AgentConfig;
-import dev.floe.catalog.MapDbCatalog;
 import dev.floe.runtime.CompactReport;
 import dev.floe.runtime.CompactionStep;
 import dev.floe.runtime.Compactor;
@@ -37,18 +36,14 @@ final class CompactRun {
         RebuildSettings settings = config.settings().rebuild();
         TableIdentifier identifier = CatalogSession.identifier(command.table);
         PrintStream out = System.out;
-        return CatalogSession.run(command.catalog.file, catalog -> {
-            if (!catalog.tableExists(identifier)) {
-                throw new FloeCli.CliException(
-                        FloeCli.NOT_FOUND, "no table " + identifier + " in " + catalog.catalogFile());
-            }
-            Table table = catalog.loadTableUncached(identifier);
+        return CatalogSession.run(command.catalog, config, !command.dryRun, session -> {
+            Table table = session.load(identifier);
             TableMetadata metadata = ((HasTableOperations) table).operations().current();
             SourceStats source = SourceStats.of(table, metadata.currentSnapshot());
             if (command.dryRun) {
                 return dryRun(
                         out,
-                        catalog,
+                        session,
                         identifier,
                         metadata,
                         source,
@@ -56,17 +51,17 @@ final class CompactRun {
                         config.settings().prune().get() != Prune.NONE);
             }
             Prune prune = config.settings().prune().get();
-            Progress progress = new Progress(identifier, source, Progress.terminal(), System.err);
+            Progress progress = new Progress(identifier, source, session.inPlace(), Progress.terminal(), System.err);
             Compactor compactor =
                     new Compactor(settings, new WriterGate(), new HandleRegistry(0), progress, Clock.systemUTC());
             CompactReport report;
             try {
-                report = compactor.compactTable(catalog, identifier, progress.counting(prune));
+                report = compactor.compactTable(session.rebuild(), identifier, progress.counting(prune));
             } finally {
                 progress.close();
             }
             out.println("floe: " + report.summary());
-            ReclaimJob job = new Reclaimer(catalog)
+            ReclaimJob job = new Reclaimer(session.rebuild())
                     .pending().stream()
                             .filter(j -> j.id().equals(report.reclaimJob()))
                             .findFirst()
@@ -82,7 +77,7 @@ final class CompactRun {
 
     private static int dryRun(
             PrintStream out,
-            MapDbCatalog catalog,
+            CatalogSession session,
             TableIdentifier identifier,
             TableMetadata metadata,
             SourceStats source,
@@ -96,7 +91,8 @@ final class CompactRun {
             return FloeCli.FAILED;
         }
         long files = Math.max(1, (source.bytes() + settings.targetFileBytes() - 1) / settings.targetFileBytes());
-        int retiredMetadata = RetiredMetadata.of(catalog, identifier, metadata).size();
+        int retiredMetadata =
+                RetiredMetadata.of(session.rebuild(), identifier, metadata).size();
         out.println("  snapshots       " + Text.count(metadata.snapshots().size()) + " -> 1");
         out.println("  data files      " + Text.count(source.dataFiles()) + " -> " + Text.count(files) + " (at most "
                 + Text.bytes(settings.targetFileBytes()) + " each, ZSTD level " + settings.zstdLevel() + ")");

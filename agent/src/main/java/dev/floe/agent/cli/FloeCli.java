@@ -34,15 +34,16 @@ import picocli.CommandLine.ScopeType;
             RecoverCommand.class,
             CommandLine.HelpCommand.class
         },
-        description = "Operate floe by hand: see what it does to the tables of a MapDB catalog; compact, reclaim"
-                + " or recover while the ingest process is stopped. Every command takes --help.",
+        description = "Operate floe by hand: see what it does to the tables of a catalog (floe's MapDbCatalog, or any"
+                + " Iceberg catalog: JDBC, REST, Hadoop, Hive, ...); compact, reclaim or recover while the ingest"
+                + " process is stopped. Every command takes --help.",
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:ok",
             "1:the operation failed (the message says why)",
             "2:usage error",
-            "3:the catalog file is in use by a running process",
-            "4:no such table, or no catalog file",
+            "3:the catalog file, floe's state file or a SQLite catalog is in use by a running process",
+            "4:no such table, or no catalog file (or database, or warehouse)",
             "5:Iceberg, Parquet or Hadoop not found on the class path"
         })
 public final class FloeCli implements Runnable {

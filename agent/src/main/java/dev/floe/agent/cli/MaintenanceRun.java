@@ -1,5 +1,7 @@
 package dev.floe.agent.cli;
 
+import dev.floe.agent.AgentConfig;
+import dev.floe.runtime.RebuildCatalog;
 import dev.floe.runtime.ReclaimJob;
 import dev.floe.runtime.Reclaimer;
 import dev.floe.runtime.Recovery;
@@ -7,6 +9,7 @@ import java.io.PrintStream;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -18,8 +21,9 @@ final class MaintenanceRun {
     static int reclaim(ReclaimCommand command) {
         PrintStream out = System.out;
         Instant now = Instant.now();
-        return CatalogSession.run(command.catalog.file, catalog -> {
-            Reclaimer reclaimer = new Reclaimer(catalog);
+        AgentConfig config = command.config.load(new Properties());
+        return CatalogSession.run(command.catalog, config, false, session -> {
+            Reclaimer reclaimer = new Reclaimer(session.rebuild());
             List<ReclaimJob> before = reclaimer.pending();
             Reclaimer.Result result = command.now ? reclaimer.runAll() : reclaimer.runDue(now);
             report(out, before, reclaimer.pending(), result, command.now, now);
@@ -30,17 +34,29 @@ final class MaintenanceRun {
     static int recover(RecoverCommand command) {
         PrintStream out = System.out;
         Instant now = Instant.now();
-        return CatalogSession.run(command.catalog.file, catalog -> {
-            Map<TableIdentifier, TableIdentifier> unfinished = Recovery.unfinishedRebuilds(catalog);
+        AgentConfig config = command.config.load(new Properties());
+        return CatalogSession.run(command.catalog, config, false, session -> {
+            RebuildCatalog catalog = session.rebuild();
+            Map<TableIdentifier, TableIdentifier> unfinished = session.unfinished();
             List<ReclaimJob> before = new Reclaimer(catalog).pending();
             Recovery.Result result = Recovery.run(catalog, now);
-            if (result.scratchTablesDiscarded().isEmpty()) {
+            if (unfinished.isEmpty()) {
                 out.println("floe: no unfinished rebuild to discard");
             }
-            for (TableIdentifier scratch : result.scratchTablesDiscarded()) {
-                TableIdentifier live = unfinished.get(scratch);
-                out.println("floe: discarded scratch table " + scratch
-                        + " and the files it wrote (an unfinished rebuild" + (live == null ? "" : " of " + live) + ")");
+            for (Map.Entry<TableIdentifier, TableIdentifier> rebuild : unfinished.entrySet()) {
+                TableIdentifier live = rebuild.getValue();
+                boolean discarded = result.scratchTablesDiscarded().contains(rebuild.getKey());
+                if (!discarded) {
+                    out.println("floe: the unfinished rebuild " + rebuild.getKey() + " of " + live
+                            + " waits: the table is gone (renamed or dropped), so which of the files it wrote are"
+                            + " in use cannot be told");
+                } else if (session.inPlace()) {
+                    out.println("floe: discarded the files the unfinished rebuild " + rebuild.getKey() + " of " + live
+                            + " wrote (those the live table does not reference)");
+                } else {
+                    out.println("floe: discarded scratch table " + rebuild.getKey()
+                            + " and the files it wrote (an unfinished rebuild of " + live + ")");
+                }
             }
             report(out, before, new Reclaimer(catalog).pending(), result.reclaimed(), false, now);
             return FloeCli.OK;

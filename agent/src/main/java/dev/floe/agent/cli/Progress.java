@@ -23,6 +23,7 @@ final class Progress implements CompactionProbe, AutoCloseable {
 
     private final TableIdentifier table;
     private final SourceStats source;
+    private final boolean inPlace;
     private final ProgressOutput output;
     private final AtomicLong rows = new AtomicLong();
     private final AtomicLong files = new AtomicLong();
@@ -31,9 +32,11 @@ final class Progress implements CompactionProbe, AutoCloseable {
     private volatile boolean closed;
     private final Thread ticker;
 
-    Progress(TableIdentifier table, SourceStats source, boolean terminal, PrintStream out) {
+    /** {@code inPlace}: the rebuilt table is committed in place, not swapped in (another catalog). */
+    Progress(TableIdentifier table, SourceStats source, boolean inPlace, boolean terminal, PrintStream out) {
         this.table = table;
         this.source = source;
+        this.inPlace = inPlace;
         this.output = new ProgressOutput(out, terminal);
         this.ticker = new Thread(this::tick, "floe-cli-progress");
         ticker.setDaemon(true);
@@ -90,7 +93,10 @@ final class Progress implements CompactionProbe, AutoCloseable {
                 line("caught up with commits since the base; committing the rebuilt table");
                 break;
             case SWAPPED:
-                line("swapped the rebuilt table into " + table);
+                line(
+                        inPlace
+                                ? "committed the rebuilt table in place (the catalog's compare-and-swap)"
+                                : "swapped the rebuilt table into " + table);
                 break;
             case RECLAIM_RECORDED:
                 line("reclaim job recorded");

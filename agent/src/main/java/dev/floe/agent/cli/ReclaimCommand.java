@@ -17,13 +17,16 @@ import picocli.CommandLine.Option;
             "0:ok (also when nothing was due)",
             "1:failed",
             "2:usage error",
-            "3:catalog in use",
+            "3:catalog in use, or floe's state file",
             "4:no catalog file",
             "5:no Iceberg on the class path"
         })
 final class ReclaimCommand extends HostCommand {
     @Mixin
     CatalogOption catalog;
+
+    @Mixin
+    ConfigOption config;
 
     @Option(
             names = "--now",

@@ -16,13 +16,16 @@ import picocli.CommandLine.Mixin;
             "0:ok (also when there was nothing to do)",
             "1:failed",
             "2:usage error",
-            "3:catalog in use",
+            "3:catalog in use, or floe's state file",
             "4:no catalog file",
             "5:no Iceberg on the class path"
         })
 final class RecoverCommand extends HostCommand {
     @Mixin
     CatalogOption catalog;
+
+    @Mixin
+    ConfigOption config;
 
     @Override
     int run() {

@@ -19,7 +19,7 @@ import picocli.CommandLine.Parameters;
             "0:ok",
             "1:failed",
             "2:usage error",
-            "3:catalog in use",
+            "3:catalog in use, or floe's state file",
             "4:no catalog file, or no table matches",
             "5:no Iceberg on the class path"
         })

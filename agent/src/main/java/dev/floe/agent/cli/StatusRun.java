@@ -1,9 +1,8 @@
 package dev.floe.agent.cli;
 
-import dev.floe.catalog.MapDbCatalog;
+import dev.floe.agent.AgentConfig;
 import dev.floe.runtime.ReclaimJob;
 import dev.floe.runtime.Reclaimer;
-import dev.floe.runtime.Recovery;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -39,37 +38,39 @@ final class StatusRun {
             List<ReclaimJob> reclaimJobs) {}
 
     static int run(StatusCommand command) {
-        long smallBelow =
-                command.config.load(new Properties()).settings().rebuild().targetFileBytes() / 4;
         PrintStream out = System.out;
         Instant now = Instant.now();
-        return CatalogSession.run(command.catalog.file, catalog -> {
-            Map<TableIdentifier, TableIdentifier> unfinished = Recovery.unfinishedRebuilds(catalog);
-            List<TableIdentifier> tables = CatalogSession.tables(catalog, command.glob);
+        AgentConfig config = command.config.load(new Properties());
+        long smallBelow = config.settings().rebuild().targetFileBytes() / 4;
+        return CatalogSession.run(command.catalog, config, false, session -> {
+            Map<TableIdentifier, TableIdentifier> unfinished = session.unfinished();
+            List<TableIdentifier> tables = session.tables(command.glob);
             tables.removeAll(unfinished.keySet());
-            if (tables.isEmpty() && command.glob != null) {
-                throw new FloeCli.CliException(
-                        FloeCli.NOT_FOUND, "no table matches '" + command.glob + "' in " + catalog.catalogFile());
+            if (tables.isEmpty()) {
+                FloeCli.CliException nothing = session.nothingListed(command.glob);
+                if (nothing != null) {
+                    throw nothing;
+                }
             }
-            List<ReclaimJob> jobs = new Reclaimer(catalog).pending();
+            List<ReclaimJob> jobs = new Reclaimer(session.rebuild()).pending();
             List<TableStatus> statuses = new ArrayList<>();
             for (TableIdentifier table : tables) {
                 List<ReclaimJob> own =
                         jobs.stream().filter(j -> j.table().equals(table)).collect(Collectors.toList());
-                statuses.add(status(catalog, table, smallBelow, own));
+                statuses.add(status(session, table, smallBelow, own));
             }
             if (command.json) {
-                out.println(json(catalog, statuses, unfinished, smallBelow, now));
+                out.println(json(session, statuses, unfinished, smallBelow, now));
             } else {
-                text(out, catalog, statuses, unfinished, smallBelow, now);
+                text(out, session, statuses, unfinished, smallBelow, now);
             }
             return FloeCli.OK;
         });
     }
 
     static TableStatus status(
-            MapDbCatalog catalog, TableIdentifier identifier, long smallBelow, List<ReclaimJob> jobs) {
-        Table table = catalog.loadTableUncached(identifier);
+            CatalogSession session, TableIdentifier identifier, long smallBelow, List<ReclaimJob> jobs) {
+        Table table = session.load(identifier);
         TableMetadata metadata = ((HasTableOperations) table).operations().current();
         Snapshot current = metadata.currentSnapshot();
         long metadataBytes =
@@ -116,13 +117,14 @@ final class StatusRun {
 
     private static void text(
             PrintStream out,
-            MapDbCatalog catalog,
+            CatalogSession session,
             List<TableStatus> statuses,
             Map<TableIdentifier, TableIdentifier> unfinished,
             long smallBelow,
             Instant now) {
-        out.println("catalog " + catalog.catalogFile() + ": " + statuses.size()
-                + (statuses.size() == 1 ? " table" : " tables"));
+        out.println(
+                "catalog " + session.label() + ": " + statuses.size() + (statuses.size() == 1 ? " table" : " tables"));
+        session.notes().forEach(out::println);
         for (TableStatus s : statuses) {
             out.println();
             out.println(s.table());
@@ -158,13 +160,14 @@ final class StatusRun {
     }
 
     private static String json(
-            MapDbCatalog catalog,
+            CatalogSession session,
             List<TableStatus> statuses,
             Map<TableIdentifier, TableIdentifier> unfinished,
             long smallBelow,
             Instant now) {
         StringBuilder out = new StringBuilder();
-        out.append("{\"catalog\":").append(Text.json(catalog.catalogFile().toString()));
+        out.append("{\"catalog\":").append(Text.json(session.label()));
+        out.append(session.jsonFields());
         out.append(",\"time\":").append(Text.json(now.toString()));
         out.append(",\"smallFileBytes\":").append(smallBelow);
         out.append(",\"tables\":[");

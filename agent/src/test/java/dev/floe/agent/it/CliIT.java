@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -84,10 +85,26 @@ class CliIT {
         return floe(List.of(), args);
     }
 
+    /** {@link #floe(String...)} with {@code workingDir} as the working directory. */
+    static Jvm.Run floeIn(Path workingDir, String... args) throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(List.of("-jar", Jvm.AGENT_JAR.toString(), "--classpath", HOST_LIBS));
+        command.addAll(List.of(args));
+        return exec(command, workingDir);
+    }
+
     static Jvm.Run exec(List<String> command) throws Exception {
+        return exec(command, null);
+    }
+
+    static Jvm.Run exec(List<String> command, Path workingDir) throws Exception {
         Path log = Files.createTempFile(dir, "floe-", ".log");
         ProcessBuilder builder =
                 new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        if (workingDir != null) {
+            builder.directory(workingDir.toFile());
+        }
         builder.environment().remove("FLOE_CLASSPATH");
         Process process = builder.start();
         if (!process.waitFor(5, TimeUnit.MINUTES)) {
@@ -391,6 +408,304 @@ class CliIT {
         assertThat(compact.exitCode()).as(compact.output()).isEqualTo(1);
         assertThat(compact.output()).contains("has staged (write-audit-publish) snapshot");
         assertThat(CliIT.<String>withCatalog(c -> c.metadataLocation(staged))).isEqualTo(before);
+    }
+
+    /**
+     * A JdbcCatalog on a SQLite file (clients=1, as a host runs it: Iceberg's JdbcCatalog holds a
+     * lock on the file while it is open, so each process here runs when no other has it open). The
+     * ingest runs with the agent guarding db.events, which rebuilds it and leaves its reclaim jobs in
+     * floe's state file; the CLI, given the host's catalog name, sees exactly those records, then
+     * compacts in place and reclaims after the grace window.
+     */
+    @Test
+    @Order(10)
+    void aJdbcCatalogOnSqliteIsCompactedInPlaceWithTheAgentsRecords() throws Exception {
+        Path jdbc = Files.createDirectories(dir.resolve("jdbc"));
+        Path properties = jdbc.resolve("jdbc.properties");
+        Path state = jdbc.resolve("floe-state.db");
+        Files.writeString(
+                properties,
+                String.join(
+                        "\n",
+                        "catalog-impl=org.apache.iceberg.jdbc.JdbcCatalog",
+                        "uri=jdbc:sqlite:" + jdbc.resolve("catalog.sqlite"),
+                        "warehouse=" + jdbc.resolve("warehouse"),
+                        "clients=1",
+                        "jdbc.schema-version=V1",
+                        ""));
+        Path agentConfig = writeConfig(
+                jdbc.resolve("floe.properties"),
+                "floe.tables=db.events",
+                "floe.state.file=" + state,
+                "floe.trigger.snapshots=10",
+                "floe.trigger.min-interval=1h",
+                "floe.reclaim.grace=1h");
+        // the agent rebuilds once per run (min-interval); a run that ends before its rebuild does is
+        // run again: the next one rebuilds on its first commit
+        List<String> agentJobs = new ArrayList<>();
+        int commits = 0;
+        for (int run = 1; run <= 3 && agentJobs.isEmpty(); run++) {
+            Jvm.Run ingest = Jvm.run(
+                    jdbc.resolve("ingest-" + run + ".log"),
+                    List.of(Jvm.agentArg(agentConfig)),
+                    Jvm.SAMPLES_JAR.toString(),
+                    "dev.floe.samples.Ingest",
+                    properties.toString(),
+                    EVENTS.toString(),
+                    "40",
+                    Integer.toString(ROWS),
+                    "1");
+            assertThat(ingest.exitCode()).as(ingest.output()).isZero();
+            commits += 40;
+            java.util.regex.Matcher job = java.util.regex.Pattern.compile(
+                            "floe: rebuilt db\\.events: .* reclaim job (\\S+) retires")
+                    .matcher(ingest.output());
+            while (job.find()) {
+                agentJobs.add(job.group(1));
+            }
+        }
+        assertThat(agentJobs).as("the agent rebuilt db.events").isNotEmpty();
+        SharedTables.Facts before = SharedTables.facts(properties, "ingest", EVENTS);
+        assertThat(before.rows()).hasSize(commits * ROWS);
+
+        // the file's name is not the host's catalog name: a JdbcCatalog finds none of its tables
+        Jvm.Run wrongName = floe("status", "--catalog", properties.toString(), "--state-file", state.toString());
+        assertThat(wrongName.exitCode()).as(wrongName.output()).isEqualTo(4);
+        assertThat(wrongName.output())
+                .contains("catalog 'jdbc' (JdbcCatalog at jdbc:sqlite:" + jdbc.resolve("catalog.sqlite")
+                        + ") lists no table: JdbcCatalog keys tables by catalog name, and this database holds tables"
+                        + " under catalog 'ingest'")
+                .contains("pass --catalog-name ingest");
+        Jvm.Run wrongTable =
+                floe("compact", "--catalog", properties.toString(), "--state-file", state.toString(), "db.events");
+        assertThat(wrongTable.exitCode()).as(wrongTable.output()).isEqualTo(4);
+        assertThat(wrongTable.output())
+                .contains("no table db.events in catalog 'jdbc'")
+                .contains("this database holds db.events under catalog 'ingest'");
+
+        String[] catalog = {
+            "--catalog", properties.toString(), "--catalog-name", "ingest", "--state-file", state.toString()
+        };
+        // while another process has the SQLite catalog open, the CLI refuses before it opens it (its
+        // own instance would lock the host's commits out)
+        Jvm.Run held = whileHeld(HoldCatalog.class, properties, () -> floe(concat(new String[] {"status"}, catalog)));
+        assertThat(held.exitCode()).as(held.output()).isEqualTo(3);
+        assertThat(held.output().strip().lines())
+                .as(held.output())
+                .singleElement()
+                .asString()
+                .isEqualTo("floe: the SQLite database jdbc:sqlite:" + jdbc.resolve("catalog.sqlite") + " (from "
+                        + properties + ") is open in another process (the ingest?): Iceberg's JdbcCatalog holds a"
+                        + " lock on a SQLite file as long as it is open, so one process at a time can use the"
+                        + " catalog; stop that process first, or read live status over JMX: dev.floe:type=Table,*");
+        Jvm.Run status = floe(concat(new String[] {"status"}, catalog));
+        assertThat(status.exitCode()).as(status.output()).isZero();
+        assertThat(status.output())
+                .contains(
+                        "catalog 'ingest' (JdbcCatalog at jdbc:sqlite:" + jdbc.resolve("catalog.sqlite") + "): 1 table")
+                .contains("floe's records: " + state + " (catalog key ingest@jdbc:sqlite:"
+                        + jdbc.resolve("catalog.sqlite") + ")")
+                .containsPattern("snapshots +" + before.snapshots() + "\n")
+                .containsPattern("rows +" + count(commits * ROWS) + "\n")
+                .containsPattern("last rebuild +\\d{4}-");
+        JsonNode json = new ObjectMapper()
+                .readTree(
+                        floe(concat(new String[] {"status", "--json"}, catalog)).output());
+        List<String> pending = new ArrayList<>();
+        json.get("tables")
+                .get(0)
+                .get("reclaimJobs")
+                .forEach(j -> pending.add(j.get("id").asText()));
+        assertThat(pending).as("the agent's reclaim jobs, seen by the CLI").containsAll(agentJobs);
+
+        Path cliConfig = writeConfig(jdbc.resolve("cli.properties"), "floe.reclaim.grace=0s");
+        Jvm.Run compact =
+                floe(concat(new String[] {"compact", "--config", cliConfig.toString()}, catalog, EVENTS.toString()));
+        assertThat(compact.exitCode()).as(compact.output()).isZero();
+        assertThat(compact.output())
+                .contains("floe: compact db.events: committed the rebuilt table in place")
+                .contains("floe: rebuilt db.events: " + before.snapshots() + " snapshots -> 1");
+        SharedTables.Facts after = SharedTables.facts(properties, "ingest", EVENTS);
+        assertThat(after.snapshots()).isEqualTo(1);
+        assertThat(after.uuid()).isEqualTo(before.uuid());
+        assertThat(after.rows()).as("every row, field by field").isEqualTo(before.rows());
+        assertThat(after.dataFiles()).hasSize(1);
+
+        // the grace window of the CLI's job (0s) has passed, the agent's (1h) has not
+        Jvm.Run reclaim = floe(concat(new String[] {"reclaim"}, catalog));
+        assertThat(reclaim.exitCode()).as(reclaim.output()).isZero();
+        assertThat(reclaim.output()).containsPattern("floe: ran reclaim job db\\.events__c\\d+ of db\\.events");
+        for (String job : agentJobs) {
+            assertThat(reclaim.output()).contains("floe: reclaim job " + job + " of db.events is not due yet");
+        }
+        Jvm.Run reclaimAll = floe(concat(new String[] {"reclaim", "--now"}, catalog));
+        assertThat(reclaimAll.exitCode()).as(reclaimAll.output()).isZero();
+        assertThat(reclaimAll.output()).contains(", 0 pending");
+        assertThat(SharedTables.dataFilesOnDisk(jdbc.resolve("warehouse")))
+                .as("only the live table's files are left")
+                .isEqualTo(after.dataFiles());
+        assertThat(SharedTables.facts(properties, "ingest", EVENTS).rows()).isEqualTo(before.rows());
+
+        Jvm.Run statusAfter = floe(concat(new String[] {"status"}, catalog));
+        assertThat(statusAfter.output())
+                .containsPattern("snapshots +1\n")
+                .containsPattern("data files +1 ")
+                .containsPattern("reclaim jobs +none pending");
+    }
+
+    /**
+     * A HadoopCatalog named by {@code type=hadoop}, the state file at its default (floe-state.db in
+     * the working directory): status, a refusal while another process holds the state file, compact
+     * in place, reclaim after the grace window, and recover after a compact killed mid-rebuild.
+     */
+    @Test
+    @Order(11)
+    void aHadoopCatalogIsCompactedReclaimedAndRecovered() throws Exception {
+        Path hadoop = Files.createDirectories(dir.resolve("hadoop"));
+        Path warehouse = hadoop.resolve("warehouse");
+        Path host = hadoop.resolve("host.properties");
+        Files.writeString(host, "catalog-impl=org.apache.iceberg.hadoop.HadoopCatalog\nwarehouse=" + warehouse + "\n");
+        Path properties = hadoop.resolve("hadoop.properties");
+        Files.writeString(properties, "type=hadoop\nwarehouse=" + warehouse + "\n");
+        Path state = hadoop.resolve("floe-state.db");
+        ingestInto(host, hadoop.resolve("ingest.log"), COMMITS);
+        SharedTables.Facts before = SharedTables.facts(properties, "hadoop", EVENTS);
+        assertThat(before.snapshots()).isEqualTo(COMMITS);
+
+        Jvm.Run status = floeIn(hadoop, "status", "--catalog", properties.toString());
+        assertThat(status.exitCode()).as(status.output()).isZero();
+        assertThat(status.output())
+                .contains("catalog 'hadoop' (HadoopCatalog at " + warehouse + "): 1 table")
+                .contains("floe's records: none (no state file at " + state + ";")
+                .containsPattern("snapshots +" + COMMITS + "\n")
+                .containsPattern("rows +" + COMMITS * ROWS + "\n");
+
+        long[] holderPid = new long[1];
+        Jvm.Run inUse = whileHeld(HoldStateFile.class, state, holder -> {
+            holderPid[0] = holder.pid();
+            return floeIn(hadoop, "compact", "--catalog", properties.toString(), "db.events");
+        });
+        assertThat(inUse.exitCode()).as(inUse.output()).isEqualTo(3);
+        assertThat(inUse.output().strip().lines())
+                .as(inUse.output())
+                .singleElement()
+                .asString()
+                .startsWith("floe: state file " + state + " is in use by process " + holderPid[0] + " (")
+                .contains("a process with floe's agent holds it while it runs")
+                .contains("stop that process first");
+
+        Path cliConfig = writeConfig(hadoop.resolve("cli.properties"), "floe.reclaim.grace=0s");
+        Jvm.Run compact = floeIn(
+                hadoop, "compact", "--catalog", properties.toString(), "--config", cliConfig.toString(), "db.events");
+        assertThat(compact.exitCode()).as(compact.output()).isZero();
+        assertThat(compact.output()).contains("floe: compact db.events: committed the rebuilt table in place");
+        SharedTables.Facts after = SharedTables.facts(properties, "hadoop", EVENTS);
+        assertThat(after.snapshots()).isEqualTo(1);
+        assertThat(after.uuid()).isEqualTo(before.uuid());
+        assertThat(after.rows()).as("every row, field by field").isEqualTo(before.rows());
+
+        Jvm.Run reclaim = floeIn(hadoop, "reclaim", "--catalog", properties.toString());
+        assertThat(reclaim.exitCode()).as(reclaim.output()).isZero();
+        assertThat(reclaim.output())
+                .containsPattern(
+                        "floe: reclaim: 1 job run, [1-9][0-9,]* files deleted, 0 kept \\(referenced again\\), 0 pending");
+        assertThat(SharedTables.dataFilesOnDisk(warehouse)).isEqualTo(after.dataFiles());
+        Jvm.Run statusAfter = floeIn(hadoop, "status", "--catalog", properties.toString());
+        assertThat(statusAfter.output())
+                .contains("floe's records: " + state + " (catalog key hadoop@" + warehouse + ")")
+                .containsPattern("snapshots +1\n")
+                .containsPattern("data files +1 ")
+                .containsPattern("reclaim jobs +none pending");
+
+        // a compact killed once its rebuilt file is written: recover deletes that file, keeps the table's
+        ingestInto(host, hadoop.resolve("ingest2.log"), 3);
+        Set<String> live = SharedTables.facts(properties, "hadoop", EVENTS).dataFiles();
+        Jvm.Run crashed = floe(
+                List.of("-Dfloe.internal.halt-at=rebuild.ROWS_WRITTEN"),
+                "compact",
+                "--catalog",
+                properties.toString(),
+                "--state-file",
+                state.toString(),
+                "db.events");
+        assertThat(crashed.exitCode()).as(crashed.output()).isEqualTo(137);
+        assertThat(SharedTables.dataFilesOnDisk(warehouse)).hasSize(live.size() + 1);
+        Jvm.Run unfinished = floeIn(hadoop, "status", "--catalog", properties.toString());
+        assertThat(unfinished.output()).containsPattern("db\\.events__c\\d+ \\(rebuilding db\\.events\\)");
+        Jvm.Run recover = floeIn(hadoop, "recover", "--catalog", properties.toString());
+        assertThat(recover.exitCode()).as(recover.output()).isZero();
+        assertThat(recover.output())
+                .containsPattern(
+                        "floe: discarded the files the unfinished rebuild db\\.events__c\\d+ of db\\.events wrote");
+        assertThat(SharedTables.dataFilesOnDisk(warehouse)).isEqualTo(live);
+        assertThat(SharedTables.facts(properties, "hadoop", EVENTS).rows()).hasSize((COMMITS + 3) * ROWS);
+    }
+
+    /** What {@code run} returns while a child JVM {@code holder} holds {@code what} open. */
+    private static Jvm.Run whileHeld(Class<?> holder, Path what, HeldRun run) throws Exception {
+        Process process = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-cp",
+                        Path.of("target", "test-classes").toAbsolutePath() + File.pathSeparator + Jvm.SAMPLES_JAR,
+                        holder.getName(),
+                        what.toString())
+                .redirectErrorStream(true)
+                .start();
+        try {
+            BufferedReader lines =
+                    new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            String line;
+            do {
+                line = lines.readLine(); // past the holder's own log lines
+            } while (line != null && !line.equals("ready"));
+            assertThat(line).as("the holder is ready").isEqualTo("ready");
+            return run.run(process);
+        } finally {
+            process.getOutputStream().close();
+            if (!process.waitFor(1, TimeUnit.MINUTES)) {
+                process.destroyForcibly();
+            }
+        }
+    }
+
+    private static Jvm.Run whileHeld(Class<?> holder, Path what, java.util.concurrent.Callable<Jvm.Run> run)
+            throws Exception {
+        return whileHeld(holder, what, process -> run.call());
+    }
+
+    @FunctionalInterface
+    interface HeldRun {
+        Jvm.Run run(Process holder) throws Exception;
+    }
+
+    private static void ingestInto(Path catalogProperties, Path log, int commits) throws Exception {
+        Jvm.Run ingest = Jvm.run(
+                log,
+                List.of(),
+                Jvm.SAMPLES_JAR.toString(),
+                "dev.floe.samples.Ingest",
+                catalogProperties.toString(),
+                EVENTS.toString(),
+                Integer.toString(commits),
+                Integer.toString(ROWS),
+                "1");
+        assertThat(ingest.exitCode()).as(ingest.output()).isZero();
+    }
+
+    private static Path writeConfig(Path file, String... lines) throws Exception {
+        Files.writeString(file, String.join("\n", lines) + "\n");
+        return file;
+    }
+
+    private static String[] concat(String[] first, String[] second, String... last) {
+        List<String> all = new ArrayList<>(List.of(first));
+        all.addAll(List.of(second));
+        all.addAll(List.of(last));
+        return all.toArray(new String[0]);
+    }
+
+    private static String count(long n) {
+        return String.format(java.util.Locale.ROOT, "%,d", n);
     }
 
     private static List<String> dataFiles() throws Exception {
