@@ -89,7 +89,7 @@ class BadInputIT {
                 .asString()
                 .contains("guards Iceberg 1.11.0");
         assertThat(run.lines(
-                        "[floe] INFO guarding Iceberg 1.11.0 in the system class loader: instrumented 4 of 4 types"))
+                        "[floe] INFO guarding Iceberg 1.11.0 in the system class loader: instrumented 9 of 9 types"))
                 .as(run.output())
                 .hasSize(1);
         assertThat(run.lines("floe: rebuilt db.events")).as(run.output()).isNotEmpty();

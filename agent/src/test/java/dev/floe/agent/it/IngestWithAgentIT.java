@@ -98,8 +98,10 @@ class IngestWithAgentIT {
                 .singleElement()
                 .asString()
                 .as("the guard says what was instrumented in its loader")
-                .contains("in the system class loader: instrumented 4 of 4 types [BaseMetastoreTableOperations,"
-                        + " SnapshotProducer, BaseMetastoreCatalogTableBuilder, MapDbCatalog]");
+                .contains("in the system class loader: instrumented 9 of 9 types [BaseMetastoreTableOperations,"
+                        + " HadoopTableOperations, RESTTableOperations, SnapshotProducer,"
+                        + " BaseMetastoreCatalogTableBuilder, BaseMetastoreCatalog, RESTCatalog, CachingCatalog,"
+                        + " MapDbCatalog]");
         assertThat(run.lines("floe: rebuilt db.events")).as(run.output()).isNotEmpty();
         assertThat(run.lines("ERROR")).as(run.output()).isEmpty();
         // an append that waited at the gate while a rebuild swapped the table applies itself to the

@@ -122,7 +122,7 @@ class IsolatedLoaderIT {
                 .as(run.output())
                 .singleElement()
                 .asString()
-                .contains("instrumented 4 of 4 types");
+                .contains("instrumented 9 of 9 types");
         assertThat(run.lines("floe: rebuilt db.events"))
                 .as(run.output())
                 .isNotEmpty()
