@@ -136,6 +136,9 @@ public final class FloeAgent {
                                 .and(takesArgument(0, String.class))
                                 .and(takesArgument(1, named("java.util.Map")))
                                 .and(not(isAbstract()))))
+                .transform(advice(
+                        CatalogClosedAdvice.class,
+                        named("close").and(takesArguments(0)).and(not(isAbstract()))))
                 .type(named(BUILDER))
                 .transform(advice(CreateTableAdvice.class, named("create").and(takesArguments(0))))
                 .installOn(instrumentation);

@@ -172,4 +172,12 @@ public final class Hooks implements FloeBridge.Dispatcher {
             shared.opened((Catalog) catalog, String.valueOf(name), props, current);
         }
     }
+
+    @Override
+    public void catalogClosed(Object catalog) {
+        Guard current = guard;
+        if (current != null && catalog instanceof Catalog && !(catalog instanceof MapDbCatalog)) {
+            current.catalogClosed((Catalog) catalog);
+        }
+    }
 }

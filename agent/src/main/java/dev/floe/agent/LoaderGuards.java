@@ -72,6 +72,13 @@ final class LoaderGuards implements FloeBridge.Dispatcher {
         }
     }
 
+    @Override
+    public void catalogClosed(Object catalog) {
+        if (catalog != null) {
+            of(catalog.getClass().getClassLoader()).catalogClosed(catalog);
+        }
+    }
+
     private FloeBridge.Dispatcher ofOps(Object ops) {
         return ops == null ? UNGUARDED : of(ops.getClass().getClassLoader());
     }
@@ -160,5 +167,8 @@ final class LoaderGuards implements FloeBridge.Dispatcher {
 
         @Override
         public void catalogOpened(Object catalog, Object name, Object properties) {}
+
+        @Override
+        public void catalogClosed(Object catalog) {}
     }
 }

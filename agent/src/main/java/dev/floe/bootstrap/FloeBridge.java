@@ -25,6 +25,9 @@ public final class FloeBridge {
 
         /** A catalog was initialised with {@code name} and {@code properties}. */
         void catalogOpened(Object catalog, Object name, Object properties);
+
+        /** A catalog's {@code close()} begins: floe's background work no longer uses it. */
+        void catalogClosed(Object catalog);
     }
 
     private static volatile Dispatcher dispatcher;
@@ -82,6 +85,13 @@ public final class FloeBridge {
         Dispatcher d = dispatcher;
         if (d != null) {
             d.catalogOpened(catalog, name, properties);
+        }
+    }
+
+    public static void catalogClosed(Object catalog) {
+        Dispatcher d = dispatcher;
+        if (d != null) {
+            d.catalogClosed(catalog);
         }
     }
 }

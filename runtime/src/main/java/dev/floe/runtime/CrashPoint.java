@@ -8,7 +8,9 @@ package dev.floe.runtime;
  *
  * <p>It lives in the runtime (shipped inside the agent jar), not in the catalog adapter hosts carry:
  * the one point inside a catalog transaction, {@code catalog.swap-uncommitted}, is reached through
- * the swap's {@code insideTransaction} callback ({@link ScratchSwap}).
+ * the swap's {@code insideTransaction} callback ({@link ScratchSwap}). An in-place install ({@link
+ * InPlace}) has two of its own: {@code inplace.job-recorded} (its reclaim job recorded, its commit
+ * not made) and {@code inplace.committed} (its commit made, its journal not cleared).
  */
 public final class CrashPoint {
     public static final String PROPERTY = "floe.internal.halt-at";

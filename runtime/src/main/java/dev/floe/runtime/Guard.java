@@ -265,6 +265,14 @@ public final class Guard implements GuardMetricsMBean {
     }
 
     /**
+     * Called when the host closes {@code instance}, of a shared catalog (as its {@code close()} begins): floe's background work stops
+     * using it (a closed JDBC catalog's connections are gone) and waits for the host's next instance.
+     */
+    public void catalogClosed(org.apache.iceberg.catalog.Catalog instance) {
+        catalogs.closed(instance);
+    }
+
+    /**
      * True for what floe does itself: anything on its background thread, and any instance of a
      * catalog floe opened. The agent neither gates nor watches it, nor tracks the handles it loads.
      */

@@ -44,6 +44,19 @@ final class HostCatalogs {
         return known;
     }
 
+    /**
+     * Notes that the host closes {@code instance}: the shared catalog it belongs to no longer works on it.
+     * Once the host has closed every shared catalog it opened (a host that ends closes them), the
+     * state file is closed too, cleanly, instead of being left to the next start to replay as after a
+     * crash; it opens again when work needs it.
+     */
+    void closed(org.apache.iceberg.catalog.Catalog instance) {
+        shared.values().forEach(catalog -> catalog.hostClosed(instance));
+        if (shared.values().stream().allMatch(SharedCatalog::closedByHost)) {
+            state.close();
+        }
+    }
+
     /** The shared catalog known under {@code key}, or null. */
     SharedCatalog shared(String key) {
         return shared.get(key);
@@ -57,20 +70,20 @@ final class HostCatalogs {
     /**
      * Runs {@code work} on a shared catalog as the rebuild sees it: floe's own instance and floe's
      * records of that catalog. Returns false, running nothing, when there is no instance to work on
-     * or the state file cannot be had ({@code create}: made if absent; else absent means no work).
+     * or the state file cannot be had ({@code create}: made if absent; else absent means no work);
+     * also when the host closed the instance while the work ran on it, which then failed: it waits
+     * for the host's next instance, as work that finds none does.
      */
     boolean withShared(SharedCatalog catalog, boolean create, Consumer<RebuildCatalog> work) {
+        if (catalog.closedByHost()) {
+            return false; // before the state file: it stays closed until the host opens the catalog again
+        }
         FloeState records = state.of(catalog, create);
         if (records == null) {
             return false;
         }
-        org.apache.iceberg.catalog.Catalog instance = catalog.instance();
-        if (instance == null) {
-            LOG.debug("floe: no instance of {} is left to work on; work on it waits", catalog);
-            return false;
-        }
-        work.accept(new IcebergRebuildCatalog(instance, catalog.key(), records));
-        return true;
+        return catalog.withInstance(
+                instance -> work.accept(new IcebergRebuildCatalog(instance, catalog.key(), records)));
     }
 
     /** Closes floe's own instances of shared catalogs and the state file. */

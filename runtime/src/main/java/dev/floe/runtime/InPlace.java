@@ -48,25 +48,17 @@ final class InPlace extends Installation {
                 pinned,
                 settings.writerMarkers(),
                 journal);
-        // what Iceberg wrote for the staged snapshots (manifest lists, and manifests of a format-1
-        // table) is this attempt's too: a refused or failed install deletes it with the rest
-        for (org.apache.iceberg.Snapshot snapshot : rebuilt.snapshots()) {
-            journal.fileStarted(snapshot.manifestListLocation());
-            for (ManifestFile manifest : snapshot.allManifests(liveOps.io())) {
-                if (!journal.files().contains(manifest.path())) {
-                    journal.fileStarted(manifest.path());
-                }
-            }
-        }
     }
 
     @Override
     ReclaimJob install(TableMetadata current, List<String> retiredMetadata, Instant due) {
         ReclaimJob job = job(null, retiredMetadata, due);
         catalog.state().put(ReclaimJob.SECTION, job.id(), job.encode());
+        CrashPoint.reach("inplace.job-recorded");
         try {
             mayBeLive = true;
             InPlaceInstall.commit(liveOps, current, rebuilt);
+            CrashPoint.reach("inplace.committed");
         } catch (CommitFailedException e) {
             // another writer's commit landed first (the gate covers only this process): it is kept,
             // and this attempt starts again from it

@@ -28,8 +28,8 @@ final class InPlaceInstall {
     private InPlaceInstall() {}
 
     /**
-     * The rebuilt version of {@code base}, staged but not yet committed: its files are written, its
-     * metadata file is not.
+     * The rebuilt version of {@code base}, staged but not yet committed: its files are written (each
+     * recorded in {@code journal} first), its metadata file is not.
      */
     static TableMetadata stage(
             TableOperations liveOps,
@@ -45,7 +45,7 @@ final class InPlaceInstall {
                 .removeSnapshots(base.snapshots())
                 .setProperties(extraProperties)
                 .build();
-        StagedOperations staged = new StagedOperations(liveOps, stripped);
+        StagedOperations staged = new StagedOperations(liveOps, stripped, journal::fileStarted);
         Table target = new BaseTable(staged, "floe-rebuild-of-" + base.uuid());
         RebuiltSnapshotCommit.commit(target, known, prewritten, late, base, pinned, maxWriters, journal);
         return staged.current();

@@ -14,7 +14,6 @@ import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
-import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
@@ -118,12 +117,10 @@ final class Maintenance {
                 due.add(file);
             }
             try {
-                TableOperations ops = opsOf(catalog, table);
-                if (ops == null) {
+                if (!onTable(
+                        catalog, table, ops -> MetadataHistoryTrim.deleteForgotten(ops.io(), due, ops.current()))) {
                     state.forgotten.addAll(due); // the next trim catches up
-                    return;
                 }
-                MetadataHistoryTrim.deleteForgotten(ops.io(), due, ops.current());
             } catch (RuntimeException e) {
                 errors.record("deleting forgotten metadata files of " + table, e);
             }
@@ -143,19 +140,19 @@ final class Maintenance {
         }
         thread.execute(() -> {
             try {
-                TableOperations ops = opsOf(catalog, table);
-                if (ops == null) {
-                    return;
-                }
-                TableMetadata current = ops.current();
-                long bytes =
-                        ops.io().newInputFile(current.metadataFileLocation()).getLength();
-                state.metadataBytes = bytes;
-                state.measuredAt = clock.instant();
-                Snapshot snapshot = current.currentSnapshot();
-                long files =
-                        snapshot == null ? 0 : Long.parseLong(snapshot.summary().getOrDefault("total-data-files", "0"));
-                then.accept(new TableGrowth(current.snapshots().size(), files, bytes));
+                onTable(catalog, table, ops -> {
+                    TableMetadata current = ops.current();
+                    long bytes = ops.io()
+                            .newInputFile(current.metadataFileLocation())
+                            .getLength();
+                    state.metadataBytes = bytes;
+                    state.measuredAt = clock.instant();
+                    Snapshot snapshot = current.currentSnapshot();
+                    long files = snapshot == null
+                            ? 0
+                            : Long.parseLong(snapshot.summary().getOrDefault("total-data-files", "0"));
+                    then.accept(new TableGrowth(current.snapshots().size(), files, bytes));
+                });
             } catch (RuntimeException e) {
                 errors.record("measuring the metadata of " + table, e);
             } finally {
@@ -164,10 +161,13 @@ final class Maintenance {
         });
     }
 
-    /** The operations of {@code table} loaded through floe's own instance of its catalog, or null. */
-    private static TableOperations opsOf(SharedCatalog catalog, TableIdentifier table) {
-        Catalog instance = catalog.instance();
-        return instance == null ? null : ((HasTableOperations) instance.loadTable(table)).operations();
+    /**
+     * Runs {@code work} on the operations of {@code table}, loaded through the instance floe works on
+     * ({@link SharedCatalog#withInstance}); false when it waits for the host's next instance.
+     */
+    private static boolean onTable(SharedCatalog catalog, TableIdentifier table, Consumer<TableOperations> work) {
+        return catalog.withInstance(
+                instance -> work.accept(((HasTableOperations) instance.loadTable(table)).operations()));
     }
 
     /** Reclaims, once the grace window of a rebuild just swapped in has passed. */

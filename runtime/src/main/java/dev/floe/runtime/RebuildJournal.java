@@ -43,10 +43,12 @@ final class RebuildJournal {
         save();
     }
 
-    /** Records a file before anything is written to it. */
+    /** Records a file before anything is written to it (once: a file recorded already is not again). */
     void fileStarted(String location) {
-        files.add(location);
-        save();
+        if (!files.contains(location)) {
+            files.add(location);
+            save();
+        }
     }
 
     /** Removes the record, in the swap's transaction. */

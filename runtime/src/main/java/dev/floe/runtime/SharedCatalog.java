@@ -20,7 +20,10 @@ import org.slf4j.LoggerFactory;
  * <p>floe's background work runs on the host's newest instance while the host keeps one: a second
  * instance would double the host's connections to a shared service (a metastore client pool, a
  * REST session), and on some it cannot even work beside the host's (a JDBC catalog on SQLite: see
- * README). Only when the host has dropped every instance does floe open one of its own.
+ * README). Only when the host has dropped every instance does floe open one of its own. When the
+ * host closed its newest instance (its connections are gone, and the tables it handed out cannot
+ * commit either), floe's work waits for the host's next one: an instance of floe's own could keep
+ * the host's next one from writing (SQLite).
  *
  * <p>What floe does on its background thread passes no gate and is not watched (the agent asks
  * {@link Guard#isFloes}); {@link #isFloes} tells which instances floe opened.
@@ -39,6 +42,7 @@ public final class SharedCatalog {
     private final Map<String, String> properties;
     private final Object conf;
     private volatile WeakReference<Catalog> host;
+    private boolean hostClosed; // guarded by this
     private Catalog own; // guarded by this
     private boolean ownFailed; // guarded by this
 
@@ -81,10 +85,51 @@ public final class SharedCatalog {
     }
 
     /** Notes a newer instance the host initialised of this catalog: floe works on it from now on. */
-    void hostOpened(Catalog newer) {
+    synchronized void hostOpened(Catalog newer) {
         if (host.get() != newer) {
             host = new WeakReference<>(newer);
         }
+        hostClosed = false;
+    }
+
+    /** Notes that the host closed {@code instance}: if it is the one floe works on, work waits for the next. */
+    synchronized void hostClosed(Catalog instance) {
+        if (host.get() == instance) {
+            host = new WeakReference<>(null);
+            hostClosed = true;
+        }
+    }
+
+    /** Whether the host closed its newest instance and has opened none since. */
+    synchronized boolean closedByHost() {
+        return hostClosed;
+    }
+
+    /**
+     * Runs {@code work} on {@link #instance()}. Returns false when there is none, or when the host
+     * closed it while the work ran on it, which then failed: the work waits for the host's next one.
+     */
+    boolean withInstance(java.util.function.Consumer<Catalog> work) {
+        Catalog instance = instance();
+        if (instance == null) {
+            LOG.debug("floe: no instance of {} is left to work on; work on it waits", this);
+            return false;
+        }
+        try {
+            work.accept(instance);
+            return true;
+        } catch (RuntimeException e) {
+            if (!closedSince(instance)) {
+                throw e;
+            }
+            LOG.debug("floe: the host closed {} while floe worked on it; the work waits: {}", this, e.toString());
+            return false;
+        }
+    }
+
+    /** Whether {@code instance}, handed out by {@link #instance()}, is one the host has closed since. */
+    private synchronized boolean closedSince(Catalog instance) {
+        return hostClosed && instance != own;
     }
 
     /** True for an instance floe opened itself (or is opening on this thread right now). */
@@ -94,12 +139,15 @@ public final class SharedCatalog {
 
     /**
      * The host's newest instance while it holds one; else floe's own, opened on first such use;
-     * null when neither can be had.
+     * null when neither can be had, or when the host closed its newest instance.
      */
     synchronized Catalog instance() {
         Catalog hosts = host.get();
         if (hosts != null) {
             return hosts;
+        }
+        if (hostClosed) {
+            return null;
         }
         if (own == null && !ownFailed) {
             try {

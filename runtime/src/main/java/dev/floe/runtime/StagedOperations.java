@@ -1,5 +1,6 @@
 package dev.floe.runtime;
 
+import java.util.function.Consumer;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.encryption.EncryptionManager;
@@ -13,14 +14,21 @@ import org.apache.iceberg.io.LocationProvider;
  * folder, but no metadata file and no catalog pointer: Iceberg's own {@code FastAppend} builds the
  * rebuilt snapshot here, and {@link InPlaceInstall} then installs the staged version with one commit
  * of the live table's own operations, the catalog's compare-and-swap.
+ *
+ * <p>Iceberg names every file it writes here through {@link #metadataFileLocation} before it writes
+ * a byte of it: each name starts with {@code floe-} (telling floe's files apart from the host's in
+ * the table's folder) and is handed to {@code started} (the rebuild's journal) first, so a crash
+ * while the rebuilt version is staged leaves nothing recovery does not know of.
  */
 final class StagedOperations implements TableOperations {
     private final TableOperations live;
+    private final Consumer<String> started;
     private TableMetadata staged;
 
-    StagedOperations(TableOperations live, TableMetadata start) {
+    StagedOperations(TableOperations live, TableMetadata start, Consumer<String> started) {
         this.live = live;
         this.staged = start;
+        this.started = started;
     }
 
     /** The version the commits so far have built. */
@@ -54,7 +62,9 @@ final class StagedOperations implements TableOperations {
 
     @Override
     public String metadataFileLocation(String fileName) {
-        return live.metadataFileLocation(fileName);
+        String location = live.metadataFileLocation(fileName.startsWith("floe-") ? fileName : "floe-" + fileName);
+        started.accept(location);
+        return location;
     }
 
     @Override

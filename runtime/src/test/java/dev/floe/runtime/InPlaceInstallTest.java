@@ -92,10 +92,14 @@ class InPlaceInstallTest {
 
     /** Streams the table's rows into rebuilt files and stages the rebuilt version over {@code base}. */
     private TableMetadata stageRebuild(Table live, TableMetadata base) {
-        RebuildSettings settings = RebuildSettings.defaults();
         RebuildJournal journal =
                 new RebuildJournal(new MapDbRebuildCatalog(state).state(), EVENTS, ScratchTable.nameFor(EVENTS));
         journal.begin();
+        return stageRebuild(live, base, journal);
+    }
+
+    private TableMetadata stageRebuild(Table live, TableMetadata base, RebuildJournal journal) {
+        RebuildSettings settings = RebuildSettings.defaults();
         RollingParquetWriter.Result written;
         try (CloseableIterable<Record> rows = IcebergGenerics.read(live)
                 .useSnapshot(base.currentSnapshot().snapshotId())
@@ -119,6 +123,34 @@ class InPlaceInstallTest {
 
     private static TableOperations ops(Table table) {
         return ((HasTableOperations) table).operations();
+    }
+
+    @Test
+    void everyFileTheStagedVersionWroteIsNamedByFloeAndJournaled() {
+        try (JdbcCatalog catalog = jdbc("ingest")) {
+            Table live = manySmallAppends(catalog, 3);
+            RebuildJournal journal =
+                    new RebuildJournal(new MapDbRebuildCatalog(state).state(), EVENTS, ScratchTable.nameFor(EVENTS));
+            journal.begin();
+
+            TableMetadata staged = stageRebuild(live, ops(live).refresh(), journal);
+
+            // named before Iceberg writes it (StagedOperations.metadataFileLocation): a crash while
+            // staging leaves nothing the journal does not list
+            List<String> written = new java.util.ArrayList<>();
+            for (org.apache.iceberg.Snapshot snapshot : staged.snapshots()) {
+                written.add(snapshot.manifestListLocation());
+                snapshot.allManifests(ops(live).io()).forEach(m -> written.add(m.path()));
+            }
+            assertThat(written).isNotEmpty().allSatisfy(file -> {
+                assertThat(java.nio.file.Path.of(java.net.URI.create(file).getPath())
+                                .getFileName()
+                                .toString())
+                        .startsWith("floe-");
+                assertThat(journal.files()).contains(file);
+            });
+            assertThat(journal.files()).doesNotHaveDuplicates();
+        }
     }
 
     @Test

@@ -40,7 +40,8 @@ class BadInputIT {
                 List.of(Jvm.agentArg(config)),
                 testHostClassPath(),
                 CrashHost.class.getName(),
-                dir.resolve("warehouse").toString(),
+                CrashCatalog.MAPDB.argument(),
+                dir.toString(),
                 "40",
                 "3",
                 "-1");

@@ -1,8 +1,6 @@
 package dev.floe.agent.it;
 
-import java.util.HashMap;
-import java.util.Map;
-import org.apache.iceberg.CatalogUtil;
+import java.nio.file.Path;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
@@ -16,9 +14,10 @@ import org.apache.iceberg.types.Types;
  * printing {@code acked <firstId> <count>} after each commit returns, so the test knows exactly
  * which rows were committed before the JVM died. Ids continue after the rows already in the table.
  * It stops after {@code maxCommits}, or {@code afterCollapse} commits after it first sees its
- * table's history shrink (someone rebuilt it).
+ * table's history shrink (someone rebuilt it). It prints {@code table-uuid <uuid>} first.
  *
- * <p>Arguments: warehouse, maxCommits, rowsPerCommit, afterCollapse (-1: never stop early).
+ * <p>Arguments: catalog ({@code mapdb} or {@code jdbc}, see {@link CrashCatalog}), its folder,
+ * maxCommits, rowsPerCommit, afterCollapse (-1: never stop early).
  */
 public final class CrashHost {
     static final TableIdentifier EVENTS = TableIdentifier.of("db", "events");
@@ -29,12 +28,10 @@ public final class CrashHost {
     private CrashHost() {}
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> properties = new HashMap<>();
-        properties.put("warehouse", args[0]);
-        int maxCommits = Integer.parseInt(args[1]);
-        int rows = Integer.parseInt(args[2]);
-        int afterCollapse = Integer.parseInt(args[3]);
-        Catalog catalog = CatalogUtil.loadCatalog("dev.floe.catalog.MapDbCatalog", "host", properties, null);
+        Catalog catalog = CrashCatalog.named(args[0]).open(Path.of(args[1]));
+        int maxCommits = Integer.parseInt(args[2]);
+        int rows = Integer.parseInt(args[3]);
+        int afterCollapse = Integer.parseInt(args[4]);
         if (!((SupportsNamespaces) catalog).namespaceExists(Namespace.of("db"))) {
             ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
         }
@@ -42,6 +39,7 @@ public final class CrashHost {
             catalog.createTable(EVENTS, SCHEMA);
         }
         Table table = catalog.loadTable(EVENTS);
+        System.out.println("table-uuid " + table.uuid());
         long next = table.currentSnapshot() == null
                 ? 0
                 : Long.parseLong(table.currentSnapshot().summary().get("total-records"));
