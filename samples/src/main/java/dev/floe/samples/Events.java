@@ -67,7 +67,8 @@ public final class Events {
         return writer.toDataFile();
     }
 
-    static Record row(GenericRecord template, long id) {
+    /** The row of {@code id}, as the sample ingest writes it (and as a read-back must find it). */
+    public static Record row(GenericRecord template, long id) {
         Record row = template.copy();
         row.setField("id", id);
         row.setField("ts", OffsetDateTime.ofInstant(Instant.ofEpochMilli(TS_BASE_MILLIS + id * 10), ZoneOffset.UTC));
