@@ -22,14 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.iceberg.CatalogProperties;
-import org.apache.iceberg.ContentFile;
-import org.apache.iceberg.HasTableOperations;
-import org.apache.iceberg.ManifestContent;
-import org.apache.iceberg.ManifestFile;
-import org.apache.iceberg.ManifestFiles;
-import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
@@ -235,37 +228,15 @@ class CrashMatrixIT {
     }
 
     private static Set<String> filesOnDisk(Path warehouse) throws IOException {
-        try (Stream<Path> paths = Files.walk(warehouse)) {
-            return paths.filter(Files::isRegularFile)
-                    .map(p -> p.toAbsolutePath().toString())
-                    .filter(p -> !p.contains("floe-catalog.db"))
-                    .collect(Collectors.toCollection(TreeSet::new));
-        }
+        return TableFiles.onDisk(warehouse).stream()
+                .filter(p -> !p.contains("floe-catalog.db"))
+                .collect(Collectors.toCollection(TreeSet::new));
     }
 
     /** Every file the live table references, and every metadata file since its last swap. */
     static Set<String> referenced(MapDbCatalog catalog, Table table) throws IOException {
-        Set<String> files = new HashSet<>(catalog.commitLog(CrashHost.EVENTS).values());
-        TableMetadata metadata = ((HasTableOperations) table).operations().current();
-        files.add(metadata.metadataFileLocation());
-        metadata.previousFiles().forEach(e -> files.add(e.file()));
-        Set<String> manifests = new HashSet<>();
-        for (Snapshot snapshot : metadata.snapshots()) {
-            files.add(snapshot.manifestListLocation());
-            for (ManifestFile manifest : snapshot.allManifests(table.io())) {
-                if (manifests.add(manifest.path())) {
-                    files.add(manifest.path());
-                    try (CloseableIterable<? extends ContentFile<?>> entries =
-                            manifest.content() == ManifestContent.DATA
-                                    ? ManifestFiles.read(manifest, table.io(), metadata.specsById())
-                                    : ManifestFiles.readDeleteManifest(manifest, table.io(), metadata.specsById())) {
-                        entries.forEach(f -> files.add(f.location()));
-                    }
-                }
-            }
-        }
-        return files.stream()
-                .map(f -> f.startsWith("file:") ? java.net.URI.create(f).getPath() : f)
-                .collect(Collectors.toSet());
+        Set<String> files = new HashSet<>(TableFiles.referenced(table));
+        catalog.commitLog(CrashHost.EVENTS).values().forEach(f -> files.add(TableFiles.localPath(f)));
+        return files;
     }
 }
