@@ -35,6 +35,9 @@ public final class Hooks implements FloeBridge.Dispatcher {
     private final SharedTables shared = new SharedTables();
     private volatile Guard guard;
 
+    /** How long the JVM's exit waits for the rebuild or reclaim at hand before it closes the state file. */
+    static final java.time.Duration EXIT_WAIT = java.time.Duration.ofSeconds(10);
+
     /** Called reflectively by {@link LoaderGuards}, with JDK types only. */
     public Hooks(Map<String, String> config, String source, String jmxSuffix, String loaderName, String instrumented) {
         this.jmxSuffix = jmxSuffix;
@@ -72,7 +75,11 @@ public final class Hooks implements FloeBridge.Dispatcher {
             synchronized (this) {
                 current = guard;
                 if (current == null) {
-                    current = new Guard(settings, Clock.systemUTC(), jmxSuffix);
+                    Guard created = new Guard(settings, Clock.systemUTC(), jmxSuffix);
+                    // the state file is floe's alone to close; no host closes it
+                    Runtime.getRuntime()
+                            .addShutdownHook(new Thread(() -> created.closeAtExit(EXIT_WAIT), "floe-exit" + jmxSuffix));
+                    current = created;
                     guard = current;
                 }
             }

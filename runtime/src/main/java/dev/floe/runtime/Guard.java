@@ -310,6 +310,20 @@ public final class Guard implements GuardMetricsMBean {
         catalogs.close();
     }
 
+    /**
+     * For the end of the process (the agent's shutdown hook): waits at most {@code bound} for the
+     * task at hand on the background thread, drops queued ones, and once it has ended closes floe's
+     * state file and floe's own catalog instances. A state file left open looks to the next start
+     * like one a crash left: it replays its journal and says the file was not closed. A task still
+     * running after {@code bound} is left to the exit, which is then exactly such a crash: every
+     * record is durable and the next start recovers from them.
+     */
+    public void closeAtExit(Duration bound) {
+        if (thread.stop(bound)) {
+            catalogs.close();
+        }
+    }
+
     private void rebuild(WorkingCatalog working, TableKey table, String reason, GuardedTable state) {
         try {
             if (working.run(catalog -> rebuildOn(catalog, table.table(), reason, state))) {

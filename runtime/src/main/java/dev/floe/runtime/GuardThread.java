@@ -25,6 +25,8 @@ final class GuardThread {
             return thread;
         });
         worker.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        // once stopped (the process is ending), work a host commit would queue is dropped, not thrown
+        worker.setRejectedExecutionHandler(new java.util.concurrent.ThreadPoolExecutor.DiscardPolicy());
     }
 
     /** True on this guard's background thread. */
@@ -62,12 +64,21 @@ final class GuardThread {
 
     /** Stops after the task at hand; queued tasks are dropped. */
     void close() {
+        stop(Duration.ofSeconds(30));
+    }
+
+    /**
+     * Stops after the task at hand, waiting for it at most {@code bound}; queued tasks are dropped.
+     * True when the thread has ended (nothing of this guard runs any more).
+     */
+    boolean stop(Duration bound) {
         worker.shutdown();
         worker.getQueue().clear();
         try {
-            worker.awaitTermination(30, TimeUnit.SECONDS);
+            return worker.awaitTermination(bound.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return false;
         }
     }
 }

@@ -58,6 +58,12 @@ public class Ingest implements AutoCloseable {
             "                           it for the whole run",
             "  -Dingest.handle=single   one handle, loaded once at start, shared by all threads",
             "  -Dingest.verify=false    skip the full-scan read-back at the end (rows/distinctIds=skipped)",
+            "  -Dingest.verify=own      check only this run's own ids at the end, each exactly once: other",
+            "                           writers append to the table too (their rows: otherRows=)",
+            "  -Dingest.first-id=N      this run's ids start at N, not after the rows already in the table",
+            "                           (another writer appending at the same time takes ids of its own)",
+            "  -Dingest.stop-file=PATH  stop before the next commit once PATH exists: <commits> is then the",
+            "                           most it makes (RESULT commits= says how many it made)",
             "  -Dingest.catalog.KEY=V   override catalog property KEY (e.g. -Dingest.catalog.warehouse=/tmp/w)",
             "  -Dingest.local-fs=nio    (default) hand the catalog a Hadoop configuration whose file: file",
             "                           system sets permissions without forking chmod per file",
@@ -70,7 +76,7 @@ public class Ingest implements AutoCloseable {
             "one line:",
             "  RESULT commits= threads= rowsPerCommit= snapshots= metadataBytes= dataFiles= rows=",
             "         distinctIds= p50Ms= p99Ms= firstP50Ms= firstP99Ms= lastP50Ms= lastP99Ms= elapsedMs=",
-            "         scanMs= historyCollapses= handles=",
+            "         scanMs= historyCollapses= handles= [startRows=] [ownRows= otherRows=]",
             "snapshots, metadataBytes (files under the table's metadata/ directory) and dataFiles are read",
             "from a freshly loaded table (snapshots and dataFiles of one version of it, before the read-back,",
             "even if a rewrite lands meanwhile); latencies are of the commit() call alone; firstP50Ms/firstP99Ms",
@@ -193,6 +199,7 @@ public class Ingest implements AutoCloseable {
             Table table = createIfMissing(catalog, settings.table);
             long startRows =
                     Math.max(0, TableFacts.summaryLong(table.currentSnapshot(), SnapshotSummary.TOTAL_RECORDS_PROP));
+            long firstId = settings.firstId >= 0 ? settings.firstId : startRows;
 
             // the host's handles: loaded once here, kept for the whole run
             List<TableHandle> handles = new ArrayList<>();
@@ -215,7 +222,7 @@ public class Ingest implements AutoCloseable {
             long[] latencies = new long[settings.commits];
             AtomicInteger done = new AtomicInteger();
             long start = System.nanoTime();
-            commitAll(handles, startRows, latencies, done, start);
+            commitAll(handles, firstId, latencies, done, start);
             long elapsedNanos = System.nanoTime() - start;
 
             int commits = done.get();
@@ -236,12 +243,13 @@ public class Ingest implements AutoCloseable {
                 dataFiles = TableFacts.summaryLong(fresh.currentSnapshot(), SnapshotSummary.TOTAL_DATA_FILES_PROP);
             }
             result.put("metadataBytes", Long.toString(TableFacts.metadataBytes(fresh.location())));
-            long expectedRows = startRows + (long) commits * settings.rowsPerCommit;
+            long ownRows = (long) commits * settings.rowsPerCommit;
+            long expectedRows = startRows + ownRows;
             TableFacts.ReadBack readBack = null;
             long scanMs = -1;
             if (settings.verify) {
                 long s0 = System.nanoTime();
-                readBack = TableFacts.readBack(fresh, expectedRows);
+                readBack = TableFacts.readBack(fresh, firstId, firstId + ownRows);
                 scanMs = (System.nanoTime() - s0) / 1_000_000;
             }
             result.put("dataFiles", Long.toString(dataFiles));
@@ -264,8 +272,17 @@ public class Ingest implements AutoCloseable {
             if (startRows > 0) {
                 result.put("startRows", Long.toString(startRows));
             }
+            if (settings.verifyOwn && readBack != null) {
+                result.put("ownRows", Long.toString(readBack.rowsInRange()));
+                result.put("otherRows", Long.toString(readBack.rows() - readBack.rowsInRange()));
+            }
             report(fresh, result);
-            return readBack == null ? null : problem(readBack, expectedRows, startRows, commits);
+            if (readBack == null) {
+                return null;
+            }
+            return settings.verifyOwn
+                    ? ownProblem(readBack, firstId, ownRows)
+                    : problem(readBack, expectedRows, startRows, commits);
         } finally {
             for (int i = catalogs.size() - 1; i >= 0; i--) {
                 closeQuietly(catalogs.get(i));
@@ -274,7 +291,7 @@ public class Ingest implements AutoCloseable {
     }
 
     /** The commit phase: the threads share the commits, each through its handle. */
-    private void commitAll(List<TableHandle> handles, long startRows, long[] latencies, AtomicInteger done, long start)
+    private void commitAll(List<TableHandle> handles, long firstId, long[] latencies, AtomicInteger done, long start)
             throws Exception {
         AtomicInteger next = new AtomicInteger();
         AtomicBoolean stop = new AtomicBoolean();
@@ -289,9 +306,10 @@ public class Ingest implements AutoCloseable {
                         try {
                             while (!stop.get()
                                     && !stopRequested()
+                                    && !stopFileExists()
                                     && (index = next.getAndIncrement()) < settings.commits) {
-                                long firstId = startRows + (long) index * settings.rowsPerCommit;
-                                DataFile file = Events.writeFile(handle.table(), firstId, settings.rowsPerCommit);
+                                long first = firstId + (long) index * settings.rowsPerCommit;
+                                DataFile file = Events.writeFile(handle.table(), first, settings.rowsPerCommit);
                                 long t0 = System.nanoTime();
                                 commit(handle, file);
                                 int seq = done.getAndIncrement();
@@ -364,6 +382,25 @@ public class Ingest implements AutoCloseable {
 
     private static boolean alreadyHeld(List<TableHandle> handles, Table table) {
         return handles.stream().anyMatch(handle -> handle.table() == table);
+    }
+
+    private boolean stopFileExists() {
+        return settings.stopFile != null && java.nio.file.Files.exists(settings.stopFile);
+    }
+
+    /** Why the read-back shows this run's own rows lost or duplicated, or null (other writers' rows are theirs). */
+    private static String ownProblem(TableFacts.ReadBack readBack, long firstId, long ownRows) {
+        if (readBack.rowsInRange() != ownRows || readBack.distinctInRange() != ownRows) {
+            return String.format(
+                    Locale.ROOT,
+                    "read back %d rows (%d distinct) with this run's ids %d..%d, expected %d",
+                    readBack.rowsInRange(),
+                    readBack.distinctInRange(),
+                    firstId,
+                    firstId + ownRows - 1,
+                    ownRows);
+        }
+        return null;
     }
 
     /** Why the read-back shows lost or duplicated rows, or null. */

@@ -21,6 +21,13 @@ public final class IngestSettings {
     final int threads;
     final boolean singleHandle;
     final boolean verify;
+    /** Whether the read-back checks only this run's own ids (other writers append too). */
+    final boolean verifyOwn;
+    /** The first id of this run, or -1: after the rows already in the table. */
+    final long firstId;
+    /** The file whose appearance stops the run before its next commit, or null. */
+    final Path stopFile;
+
     final boolean nioLocalFs;
 
     private IngestSettings(String[] args) {
@@ -40,10 +47,26 @@ public final class IngestSettings {
         threads = Math.min(positive("threads", args[4]), commits);
         singleHandle = choice("ingest.handle", "thread", "single").equals("single");
         String verify = System.getProperty("ingest.verify", "true").trim();
-        if (!verify.equalsIgnoreCase("true") && !verify.equalsIgnoreCase("false")) {
-            throw new IllegalArgumentException("-Dingest.verify=" + verify + " is not true or false");
+        if (!verify.equalsIgnoreCase("true") && !verify.equalsIgnoreCase("false") && !verify.equals("own")) {
+            throw new IllegalArgumentException("-Dingest.verify=" + verify + " is not true, false or own");
         }
-        this.verify = Boolean.parseBoolean(verify);
+        this.verifyOwn = verify.equals("own");
+        this.verify = verifyOwn || Boolean.parseBoolean(verify);
+        String first = System.getProperty("ingest.first-id");
+        if (first == null || first.isBlank()) {
+            firstId = -1;
+        } else {
+            try {
+                firstId = Long.parseLong(first.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("-Dingest.first-id=" + first + " is not a whole number >= 0");
+            }
+            if (firstId < 0) {
+                throw new IllegalArgumentException("-Dingest.first-id=" + first + " is not a whole number >= 0");
+            }
+        }
+        String stop = System.getProperty("ingest.stop-file");
+        stopFile = stop == null || stop.isBlank() ? null : Paths.get(stop.trim());
         nioLocalFs = choice("ingest.local-fs", "nio", "hadoop").equals("nio");
     }
 

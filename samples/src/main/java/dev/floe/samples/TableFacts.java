@@ -26,28 +26,38 @@ import org.apache.iceberg.io.CloseableIterable;
 public final class TableFacts {
     private TableFacts() {}
 
-    /** Rows and distinct ids read back by a full scan (every column, planning included). */
-    public record ReadBack(long rows, long distinctIds) {}
+    /**
+     * Rows and distinct ids read back by a full scan (every column, planning included): of the whole
+     * table, and of the ids in {@code [from, to)} alone.
+     */
+    public record ReadBack(long rows, long distinctIds, long rowsInRange, long distinctInRange) {}
 
-    /** Reads every row of {@code table} back (all columns): counts rows and distinct ids. */
+    /** Reads every row of {@code table} back (all columns): counts rows and distinct ids, {@code [0, expectedRows)} the range. */
     public static ReadBack readBack(Table table, long expectedRows) throws IOException {
-        int dense = (int) Math.min(expectedRows, Integer.MAX_VALUE);
+        return readBack(table, 0, expectedRows);
+    }
+
+    /** Reads every row of {@code table} back (all columns): counts rows and distinct ids, in {@code [from, to)} too. */
+    public static ReadBack readBack(Table table, long from, long to) throws IOException {
+        int dense = (int) Math.min(Math.max(0, to - from), Integer.MAX_VALUE);
         BitSet seen = new BitSet(dense);
         Set<Long> others = new HashSet<>();
         long rows = 0;
+        long inRange = 0;
         // a full scan: every column of every row, though only the ids are checked
         try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
             for (Record record : records) {
                 rows++;
                 long id = (Long) record.getField("id");
-                if (id >= 0 && id < dense) {
-                    seen.set((int) id);
+                if (id >= from && id - from < dense) {
+                    inRange++;
+                    seen.set((int) (id - from));
                 } else {
                     others.add(id);
                 }
             }
         }
-        return new ReadBack(rows, seen.cardinality() + (long) others.size());
+        return new ReadBack(rows, seen.cardinality() + (long) others.size(), inRange, seen.cardinality());
     }
 
     /** One version of a table: its snapshots and the data files a scan of its current snapshot plans. */

@@ -70,6 +70,44 @@ class IngestProcessTest {
     }
 
     @Test
+    void aRunBesideAnotherWriterTakesIdsOfItsOwnAndChecksOnlyThose() throws Exception {
+        Path properties = catalogProperties();
+        String[] args = {Ingest.class.getName(), properties.toString(), "test.events", "10", "3", "1"};
+
+        ChildJvm.Run other = run(List.of(), args);
+        ChildJvm.Run own = run(List.of("-Dingest.first-id=1000000", "-Dingest.verify=own"), args);
+        // the default check reads the whole table: the rows there at the start, and the run's own
+        ChildJvm.Run strict = run(List.of("-Dingest.first-id=2000000"), args);
+
+        assertThat(other.exitCode()).as(other.output()).isZero();
+        assertThat(own.exitCode()).as(own.output()).isZero();
+        assertThat(own.result())
+                .containsEntry("ownRows", "30")
+                .containsEntry("otherRows", "30")
+                .containsEntry("rows", "60")
+                .containsEntry("distinctIds", "60");
+        assertThat(strict.exitCode()).as(strict.output()).isZero();
+        assertThat(strict.result()).containsEntry("rows", "90").doesNotContainKey("ownRows");
+    }
+
+    @Test
+    void aStopFileEndsTheRunBeforeItsNextCommit() throws Exception {
+        Path stop = Files.createFile(dir.resolve("stop"));
+
+        ChildJvm.Run child = run(
+                List.of("-Dingest.stop-file=" + stop),
+                Ingest.class.getName(),
+                catalogProperties().toString(),
+                "test.events",
+                "1000",
+                "2",
+                "2");
+
+        assertThat(child.exitCode()).as(child.output()).isZero();
+        assertThat(child.result()).containsEntry("commits", "0").containsEntry("rows", "0");
+    }
+
+    @Test
     void withoutVerificationRowsAreSkipped() throws Exception {
         ChildJvm.Run child = run(
                 List.of("-Dingest.verify=false"),
