@@ -1,10 +1,21 @@
 package dev.floe.agent.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.floe.catalog.FloeStateFile;
+import dev.floe.runtime.FloeState;
+import dev.floe.runtime.IcebergRebuildCatalog;
+import dev.floe.runtime.ReclaimJob;
+import dev.floe.runtime.Recovery;
+import dev.floe.runtime.SharedCatalog;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -17,11 +28,62 @@ import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.io.CloseableIterable;
 
 /** The files of a table on the local disk, and those its metadata references, as local paths. */
 final class TableFiles {
     private TableFiles() {}
+
+    /**
+     * After the host with the agent exited: runs what floe's reclaim had not run yet (the last grace
+     * window) from the state file, as the next start would, then checks that no data file, manifest
+     * or manifest list under {@code root} is left that the table does not reference, and of metadata
+     * files only those its log forgot since floe's last trim ({@code metadataVersions} commits at
+     * most), each older than the log.
+     *
+     * @param name and {@code properties}: the catalog as the host initialised it (floe's records of
+     *     its tables are kept under that)
+     */
+    static void assertNoLitterAfterReclaim(
+            Catalog catalog,
+            String name,
+            Map<String, String> properties,
+            FloeStateFile state,
+            Table table,
+            Path root,
+            int metadataVersions)
+            throws IOException {
+        String key = SharedCatalog.of(catalog, name, properties, null).key();
+        FloeState records = FloeState.of(state).scoped(key);
+        Recovery.run(
+                new IcebergRebuildCatalog(catalog, key, records), Instant.now().plus(Duration.ofHours(1)));
+        assertThat(records.entries(ReclaimJob.SECTION)).as("reclaim jobs left").isEmpty();
+        assertThat(records.entries("floe.rebuild")).as("unfinished rebuilds").isEmpty();
+
+        table.refresh();
+        Set<String> unreferenced = new TreeSet<>(onDisk(root));
+        unreferenced.removeAll(referenced(table));
+        unreferenced.removeIf(f -> f.endsWith("/version-hint.text")); // HadoopCatalog's pointer
+        assertThat(unreferenced)
+                .as("data files, manifests and manifest lists no metadata references")
+                .allMatch(f -> f.endsWith(".metadata.json"));
+        long oldestLogged = ((HasTableOperations) table)
+                .operations().current().previousFiles().stream()
+                        .mapToLong(e -> version(e.file()))
+                        .min()
+                        .orElse(Long.MAX_VALUE);
+        assertThat(unreferenced)
+                .as("metadata files the log forgot since the last trim, each older than the log")
+                .hasSizeLessThanOrEqualTo(metadataVersions)
+                .allMatch(f -> version(f) < oldestLogged);
+    }
+
+    /** The version a metadata file's name starts with: {@code 00012-<uuid>.metadata.json}, {@code v12.metadata.json}. */
+    static long version(String file) {
+        String name = file.substring(file.lastIndexOf('/') + 1).replaceFirst("^v", "");
+        return Long.parseLong(name.replaceFirst("[^0-9].*$", ""));
+    }
 
     /**
      * Every file the table's current metadata references: the current metadata file and its log,
