@@ -86,6 +86,11 @@ final class HostCatalogs {
                 instance -> work.accept(new IcebergRebuildCatalog(instance, catalog.key(), records)));
     }
 
+    /** floe's records of {@code catalog}, from the state file; null when there is none (or it cannot be had). */
+    FloeState recordsOf(SharedCatalog catalog) {
+        return state.of(catalog, false);
+    }
+
     /** Closes floe's own instances of shared catalogs and the state file. */
     void close() {
         shared.values().forEach(SharedCatalog::close);
