@@ -117,11 +117,15 @@ final class Maintenance {
                 due.add(file);
             }
             try {
-                if (!onTable(
-                        catalog,
-                        table,
-                        ops -> MetadataHistoryTrim.deleteForgotten(
-                                ops.io(), notAwaitedByReclaim(catalog, table, due), ops.current()))) {
+                boolean ran = onTable(catalog, table, ops -> {
+                    List<String> free = notAwaitedByReclaim(catalog, table, due);
+                    if (free == null) {
+                        state.forgotten.addAll(due); // floe's records cannot be read now: the next trim catches up
+                    } else {
+                        MetadataHistoryTrim.deleteForgotten(ops.io(), free, ops.current());
+                    }
+                });
+                if (!ran) {
                     state.forgotten.addAll(due); // the next trim catches up
                 }
             } catch (RuntimeException e) {
@@ -169,12 +173,13 @@ final class Maintenance {
      * in-place install lists the retired metadata files, which the rebuilt table's metadata log
      * still lists and host commits then push out; until the job is expanded (right after the install,
      * or, after a crash there, once its grace window has passed) it finds the retired manifests and
-     * data files through them alone, and it deletes them itself.
+     * data files through them alone, and it deletes them itself. Null when floe's records cannot be
+     * read now.
      */
     private List<String> notAwaitedByReclaim(SharedCatalog catalog, TableIdentifier table, List<String> files) {
         FloeState records = catalogs.recordsOf(catalog);
         if (records == null) {
-            return files;
+            return null;
         }
         Set<String> awaited = new java.util.HashSet<>();
         records.entries(ReclaimJob.SECTION).forEach((id, encoded) -> {
