@@ -36,6 +36,7 @@ final class HostCatalogs {
 
     /** Notes a shared catalog the host initialised; returns the one known under its key. */
     SharedCatalog seen(SharedCatalog catalog, org.apache.iceberg.catalog.Catalog instance) {
+        state.resume();
         SharedCatalog known = shared.putIfAbsent(catalog.key(), catalog);
         if (known == null) {
             return catalog;
@@ -53,7 +54,7 @@ final class HostCatalogs {
     void closed(org.apache.iceberg.catalog.Catalog instance) {
         shared.values().forEach(catalog -> catalog.hostClosed(instance));
         if (shared.values().stream().allMatch(SharedCatalog::closedByHost)) {
-            state.close();
+            state.suspend();
         }
     }
 
@@ -84,6 +85,23 @@ final class HostCatalogs {
         }
         return catalog.withInstance(
                 instance -> work.accept(new IcebergRebuildCatalog(instance, catalog.key(), records)));
+    }
+
+    /**
+     * floe's records of {@code catalog}, from the state file: empty when there is no state file, null
+     * when there is one that cannot be read now (another process holds it, or it is suspended).
+     */
+    FloeState recordsOf(SharedCatalog catalog) {
+        FloeState records = state.of(catalog, false);
+        if (records == null && !state.exists()) {
+            return FloeState.of(
+                    section -> new java.util.TreeMap<>(),
+                    (section, key, value) -> {
+                        throw new IllegalStateException("no state file to record in");
+                    },
+                    (section, key) -> false);
+        }
+        return records;
     }
 
     /** Closes floe's own instances of shared catalogs and the state file. */

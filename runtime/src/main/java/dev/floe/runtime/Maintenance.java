@@ -117,8 +117,15 @@ final class Maintenance {
                 due.add(file);
             }
             try {
-                if (!onTable(
-                        catalog, table, ops -> MetadataHistoryTrim.deleteForgotten(ops.io(), due, ops.current()))) {
+                boolean ran = onTable(catalog, table, ops -> {
+                    List<String> free = notAwaitedByReclaim(catalog, table, due);
+                    if (free == null) {
+                        state.forgotten.addAll(due); // floe's records cannot be read now: the next trim catches up
+                    } else {
+                        MetadataHistoryTrim.deleteForgotten(ops.io(), free, ops.current());
+                    }
+                });
+                if (!ran) {
                     state.forgotten.addAll(due); // the next trim catches up
                 }
             } catch (RuntimeException e) {
@@ -159,6 +166,31 @@ final class Maintenance {
                 state.measureQueued.set(false);
             }
         });
+    }
+
+    /**
+     * Those of {@code files} no reclaim job of {@code table} still has to read. A job recorded at an
+     * in-place install lists the retired metadata files, which the rebuilt table's metadata log
+     * still lists and host commits then push out; until the job is expanded (right after the install,
+     * or, after a crash there, once its grace window has passed) it finds the retired manifests and
+     * data files through them alone, and it deletes them itself. Null when floe's records cannot be
+     * read now.
+     */
+    private List<String> notAwaitedByReclaim(SharedCatalog catalog, TableIdentifier table, List<String> files) {
+        FloeState records = catalogs.recordsOf(catalog);
+        if (records == null) {
+            return null;
+        }
+        Set<String> awaited = new java.util.HashSet<>();
+        records.entries(ReclaimJob.SECTION).forEach((id, encoded) -> {
+            ReclaimJob job = ReclaimJob.decode(id, encoded);
+            if (!job.expanded() && job.table().equals(table)) {
+                awaited.addAll(job.paths());
+            }
+        });
+        List<String> free = new ArrayList<>(files);
+        free.removeAll(awaited);
+        return free;
     }
 
     /**

@@ -19,6 +19,7 @@ final class SharedState {
     private final Path path;
     private final AtomicBoolean warned = new AtomicBoolean();
     private FloeStateFile file; // guarded by this
+    private boolean suspended; // guarded by this
 
     SharedState(Path path) {
         this.path = path;
@@ -26,9 +27,13 @@ final class SharedState {
 
     /**
      * The records of {@code catalog}'s tables; null when the state file cannot be opened, or when it
-     * does not exist and {@code create} is false (recovery: nothing to recover from).
+     * does not exist and {@code create} is false (recovery: nothing to recover from), or while it is
+     * suspended.
      */
     synchronized FloeState of(SharedCatalog catalog, boolean create) {
+        if (suspended) {
+            return null;
+        }
         if (file == null) {
             if (!create && !Files.exists(path)) {
                 return null;
@@ -49,6 +54,25 @@ final class SharedState {
             }
         }
         return FloeState.of(file).scoped(catalog.key());
+    }
+
+    /** Whether the state file exists (whether floe may have records there). */
+    boolean exists() {
+        return Files.exists(path);
+    }
+
+    /**
+     * Closes the state file, cleanly, and keeps it closed until {@link #resume}: the host holds no
+     * catalog these records are for (it closed them all, as a host that ends does).
+     */
+    synchronized void suspend() {
+        suspended = true;
+        close();
+    }
+
+    /** The host opened a catalog these records are for: the state file opens again when work needs it. */
+    synchronized void resume() {
+        suspended = false;
     }
 
     synchronized void close() {
