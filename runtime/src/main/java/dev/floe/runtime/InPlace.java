@@ -24,6 +24,7 @@ import org.apache.iceberg.io.FileIO;
  */
 final class InPlace extends Installation {
     private TableMetadata rebuilt;
+    private ManifestFile prewritten;
 
     InPlace(
             RebuildCatalog catalog,
@@ -38,6 +39,7 @@ final class InPlace extends Installation {
     @Override
     void commit(
             List<DataFile> known, ManifestFile prewritten, List<DataFile> late, TableMetadata current, long pinned) {
+        this.prewritten = prewritten;
         rebuilt = InPlaceInstall.stage(
                 liveOps,
                 current,
@@ -61,10 +63,12 @@ final class InPlace extends Installation {
             CrashPoint.reach("inplace.committed");
         } catch (CommitFailedException e) {
             // another writer's commit landed first (the gate covers only this process): it is kept,
-            // and this attempt starts again from it
+            // and the attempt carries it and installs again, or starts again from it
             mayBeLive = false;
             catalog.state().remove(ReclaimJob.SECTION, job.id());
-            throw new RebuildAttempt.StartAgain("the catalog refused the install: " + e.getMessage());
+            unstage();
+            throw new RebuildAttempt.Refused(
+                    "the catalog refused the install of " + identifier + ": " + e.getMessage());
         } catch (CommitStateUnknownException e) {
             throw new RebuildException(
                     "Rebuild of " + identifier + " could not tell whether its commit landed (" + e.getMessage()
@@ -73,6 +77,32 @@ final class InPlace extends Installation {
         }
         journal.clear();
         return job;
+    }
+
+    /**
+     * After a refused install: deletes what staging the rebuilt version wrote (its manifest lists, and
+     * its manifests but the pre-written one), which no version of the table references; the rebuilt
+     * data files and the pre-written manifest stay for the next install.
+     */
+    private void unstage() {
+        FileIO io = liveOps.io();
+        for (org.apache.iceberg.Snapshot snapshot : rebuilt.snapshots()) {
+            for (ManifestFile manifest : snapshot.allManifests(io)) {
+                if (prewritten == null || !manifest.path().equals(prewritten.path())) {
+                    deleteIfThere(io, manifest.path());
+                }
+            }
+            deleteIfThere(io, snapshot.manifestListLocation());
+        }
+        rebuilt = null;
+    }
+
+    private static void deleteIfThere(FileIO io, String file) {
+        try {
+            io.deleteFile(file);
+        } catch (NotFoundException e) {
+            // never written
+        }
     }
 
     /**

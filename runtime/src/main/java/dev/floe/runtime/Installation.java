@@ -67,7 +67,8 @@ abstract class Installation {
 
     /**
      * Step 6: makes the rebuilt table live, with a reclaim job for what it retires; throws {@link
-     * RebuildAttempt.StartAgain} when the catalog says the table moved since {@code current}.
+     * RebuildAttempt.StartAgain} when the catalog says the table moved since {@code current} ({@link
+     * RebuildAttempt.Refused} in place, where step 5 may then be made again over the newer version).
      */
     abstract ReclaimJob install(TableMetadata current, List<String> retiredMetadata, Instant due);
 

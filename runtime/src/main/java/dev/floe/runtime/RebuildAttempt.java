@@ -31,11 +31,23 @@ final class RebuildAttempt {
     private static final int EARLY_ROUNDS = 5;
     /** A round that found at most this many commits is the last before the gate. */
     private static final int FEW_COMMITS = 3;
+    /** In place: how many installs one attempt makes while other processes' appends keep landing first. */
+    static final int INSTALL_ROUNDS = 5;
 
     /** Thrown by a step when a commit that landed meanwhile means starting again. */
-    static final class StartAgain extends RuntimeException {
+    static class StartAgain extends RuntimeException {
         StartAgain(String reason) {
             super(reason, null, false, false);
+        }
+    }
+
+    /**
+     * Thrown by an in-place install the catalog refused because a commit of another process landed
+     * first; nothing of it is installed, and what it staged is deleted.
+     */
+    static final class Refused extends StartAgain {
+        Refused(String reason) {
+            super(reason);
         }
     }
 
@@ -84,8 +96,7 @@ final class RebuildAttempt {
             catchUpBeforeTheGate();
             enterGate();
             catchUpUnderTheGate();
-            commitRebuiltSnapshot();
-            install();
+            commitAndInstall();
             CompactReport report = reloadHandlesAndOpenTheGate();
             int retiredFiles = recordReclaim();
             return report.listed(retiredFiles, phases.all());
@@ -198,6 +209,38 @@ final class RebuildAttempt {
         current = liveOps.refresh();
         late = carried(CatchUp.since(midway, current, live.io()));
         reached(CompactionStep.CAUGHT_UP);
+    }
+
+    /**
+     * 5 and 6, in place perhaps more than once: the gate covers this process only, so another
+     * process's commit may land first and the catalog refuses the install. When what landed is
+     * appends, they are carried like those of step 4 and the rebuilt version is staged and installed
+     * again, without streaming the table again (a writer in another process appending every few
+     * hundred milliseconds would otherwise beat every attempt); anything else, or a table that
+     * still moves after {@link #INSTALL_ROUNDS} installs, starts the attempt again.
+     */
+    private void commitAndInstall() {
+        for (int round = 1; ; round++) {
+            commitRebuiltSnapshot();
+            try {
+                install();
+                return;
+            } catch (Refused refused) {
+                if (round == INSTALL_ROUNDS) {
+                    throw refused;
+                }
+                TableMetadata now = liveOps.refresh();
+                CatchUp.Result landed = carried(CatchUp.since(current, now, live.io()));
+                late = late.then(landed);
+                current = now;
+                LOG.info(
+                        "floe: {} (install {} of {}); carries the {} append(s) that landed first and installs again",
+                        refused.getMessage(),
+                        round,
+                        INSTALL_ROUNDS,
+                        landed.commits());
+            }
+        }
     }
 
     /** 5. The rebuilt table's one snapshot, carrying the writers' markers: committed or staged. */

@@ -130,14 +130,84 @@ class InPlaceRebuildTest {
     }
 
     @Test
+    void anAppendFromAnotherProcessBeforeTheInstallIsCarriedAndInstalledAgainWithoutStreamingAgain() {
+        tinyAppends(6, 5);
+        int[] installs = {0};
+        CompactionProbe otherProcessAppendsUnderTheGate = (step, id) -> {
+            // the gate covers this process only: another catalog instance commits while it is held
+            if (step == CompactionStep.SCRATCH_COMMITTED && installs[0]++ == 0) {
+                JdbcCatalog other = jdbc();
+                TestTables.append(other.loadTable(EVENTS), TestTables.simpleRows(900, 3));
+                other.close();
+            }
+        };
+
+        CompactReport report = new Compactor(
+                        settings,
+                        new WriterGate(),
+                        new HandleRegistry(0),
+                        otherProcessAppendsUnderTheGate,
+                        Clock.systemUTC())
+                .compactTable(catalog, EVENTS, Prune.NONE);
+
+        assertThat(report.attempts()).as("one stream").isEqualTo(1);
+        assertThat(installs[0])
+                .as("the refused install, then the one that landed")
+                .isEqualTo(2);
+        assertThat(report.carriedFiles()).isEqualTo(1);
+        Table rebuilt = jdbc.loadTable(EVENTS);
+        assertThat(rebuilt.snapshots()).hasSize(1);
+        List<Long> ids = TestTables.read(rebuilt).stream()
+                .map(r -> (Long) r.getField("id"))
+                .sorted()
+                .collect(Collectors.toList());
+        assertThat(ids).hasSize(33).doesNotHaveDuplicates().contains(900L, 901L, 902L);
+        assertThat(stateFile.entries(ReclaimJob.SECTION))
+                .as("the refused install's job is gone")
+                .hasSize(1);
+        assertNothingButOneMetadataFileUnreferencedOnceReclaimed(rebuilt);
+    }
+
+    @Test
+    void aTableAnotherProcessAppendsToBeforeEveryInstallStartsTheAttemptAgainAfterABoundedNumber() {
+        tinyAppends(4, 5);
+        int[] installs = {0};
+        CompactionProbe appendsBeforeEachOfTheFirstInstalls = (step, id) -> {
+            if (step == CompactionStep.SCRATCH_COMMITTED && installs[0] < RebuildAttempt.INSTALL_ROUNDS) {
+                JdbcCatalog other = jdbc();
+                TestTables.append(other.loadTable(EVENTS), TestTables.simpleRows(900 + 10L * installs[0], 2));
+                other.close();
+            }
+            if (step == CompactionStep.SCRATCH_COMMITTED) {
+                installs[0]++;
+            }
+        };
+
+        CompactReport report = new Compactor(
+                        settings,
+                        new WriterGate(),
+                        new HandleRegistry(0),
+                        appendsBeforeEachOfTheFirstInstalls,
+                        Clock.systemUTC())
+                .compactTable(catalog, EVENTS, Prune.NONE);
+
+        assertThat(report.attempts()).isEqualTo(2);
+        assertThat(installs[0]).isEqualTo(RebuildAttempt.INSTALL_ROUNDS + 1);
+        List<Long> ids = TestTables.read(jdbc.loadTable(EVENTS)).stream()
+                .map(r -> (Long) r.getField("id"))
+                .collect(Collectors.toList());
+        assertThat(ids).hasSize(20 + 2 * RebuildAttempt.INSTALL_ROUNDS).doesNotHaveDuplicates();
+    }
+
+    @Test
     void aCommitFromAnotherProcessBeforeTheInstallStartsTheAttemptAgainAndIsKept() {
         tinyAppends(6, 5);
         int[] raced = {0};
         CompactionProbe otherProcessCommitsUnderTheGate = (step, id) -> {
-            // the gate covers this process only: another catalog instance commits while it is held
+            // not an append: the rebuilt version cannot carry it, so the attempt starts again from it
             if (step == CompactionStep.SCRATCH_COMMITTED && raced[0]++ == 0) {
                 JdbcCatalog other = jdbc();
-                TestTables.append(other.loadTable(EVENTS), TestTables.simpleRows(900, 3));
+                other.loadTable(EVENTS).updateProperties().set("owner", "other").commit();
                 other.close();
             }
         };
@@ -153,19 +223,21 @@ class InPlaceRebuildTest {
         assertThat(report.attempts()).isEqualTo(2);
         Table rebuilt = jdbc.loadTable(EVENTS);
         assertThat(rebuilt.snapshots()).hasSize(1);
-        List<Long> ids = TestTables.read(rebuilt).stream()
-                .map(r -> (Long) r.getField("id"))
-                .sorted()
-                .collect(Collectors.toList());
-        assertThat(ids).hasSize(33).doesNotHaveDuplicates().contains(900L, 901L, 902L);
+        assertThat(rebuilt.properties()).containsEntry("owner", "other");
+        assertThat(TestTables.read(rebuilt)).hasSize(30);
         assertThat(stateFile.entries(ReclaimJob.SECTION))
                 .as("the refused attempt's job is gone")
                 .hasSize(1);
+        assertNothingButOneMetadataFileUnreferencedOnceReclaimed(rebuilt);
+    }
 
-        // nothing floe wrote for the refused attempt is left behind: once reclaimed, every data file,
-        // manifest and manifest list on disk is the live table's. (Iceberg's JdbcTableOperations leaves
-        // the metadata file of a commit that lost its compare-and-swap, floe's as any other writer's:
-        // that one file is the catalog's, not floe's.)
+    /**
+     * Nothing floe wrote for a refused install is left behind: once reclaimed, every data file,
+     * manifest and manifest list on disk is the live table's. (Iceberg's JdbcTableOperations leaves
+     * the metadata file of a commit that lost its compare-and-swap, floe's as any other writer's:
+     * that one file is the catalog's, not floe's.)
+     */
+    private void assertNothingButOneMetadataFileUnreferencedOnceReclaimed(Table rebuilt) {
         new Reclaimer(catalog).runDue(Instant.now());
         Set<String> live = TestTables.localPaths(
                 ReachableFiles.of(((HasTableOperations) rebuilt).operations().refresh(), rebuilt.io()));
