@@ -64,6 +64,8 @@ public class Ingest implements AutoCloseable {
             "                           (another writer appending at the same time takes ids of its own)",
             "  -Dingest.stop-file=PATH  stop before the next commit once PATH exists: <commits> is then the",
             "                           most it makes (RESULT commits= says how many it made)",
+            "  -Dingest.pace-ms=N       each thread starts a commit at most every N ms, as an ingest that",
+            "                           commits on a schedule does (default 0: back to back)",
             "  -Dingest.catalog.KEY=V   override catalog property KEY (e.g. -Dingest.catalog.warehouse=/tmp/w)",
             "  -Dingest.local-fs=nio    (default) hand the catalog a Hadoop configuration whose file: file",
             "                           system sets permissions without forking chmod per file",
@@ -303,11 +305,13 @@ public class Ingest implements AutoCloseable {
             Thread worker = new Thread(
                     () -> {
                         int index = -1;
+                        long nextStart = System.nanoTime();
                         try {
                             while (!stop.get()
                                     && !stopRequested()
                                     && !stopFileExists()
                                     && (index = next.getAndIncrement()) < settings.commits) {
+                                nextStart = pace(nextStart);
                                 long first = firstId + (long) index * settings.rowsPerCommit;
                                 DataFile file = Events.writeFile(handle.table(), first, settings.rowsPerCommit);
                                 long t0 = System.nanoTime();
@@ -382,6 +386,18 @@ public class Ingest implements AutoCloseable {
 
     private static boolean alreadyHeld(List<TableHandle> handles, Table table) {
         return handles.stream().anyMatch(handle -> handle.table() == table);
+    }
+
+    /** Waits until {@code nextStart} when the run is paced; returns when the commit after this one may start. */
+    private long pace(long nextStart) throws InterruptedException {
+        if (settings.paceMillis == 0) {
+            return nextStart;
+        }
+        long wait = nextStart - System.nanoTime();
+        if (wait > 0) {
+            java.util.concurrent.TimeUnit.NANOSECONDS.sleep(wait);
+        }
+        return Math.max(nextStart, System.nanoTime()) + settings.paceMillis * 1_000_000;
     }
 
     private boolean stopFileExists() {

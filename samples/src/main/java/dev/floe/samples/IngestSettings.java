@@ -27,6 +27,8 @@ public final class IngestSettings {
     final long firstId;
     /** The file whose appearance stops the run before its next commit, or null. */
     final Path stopFile;
+    /** The least milliseconds from the start of one commit of a thread to the start of its next. */
+    final long paceMillis;
 
     final boolean nioLocalFs;
 
@@ -67,6 +69,7 @@ public final class IngestSettings {
         }
         String stop = System.getProperty("ingest.stop-file");
         stopFile = stop == null || stop.isBlank() ? null : Paths.get(stop.trim());
+        paceMillis = option("ingest.pace-ms", 0, 0);
         nioLocalFs = choice("ingest.local-fs", "nio", "hadoop").equals("nio");
     }
 
