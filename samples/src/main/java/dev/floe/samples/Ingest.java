@@ -283,7 +283,7 @@ public class Ingest implements AutoCloseable {
                 return null;
             }
             return settings.verifyOwn
-                    ? ownProblem(readBack, firstId, ownRows)
+                    ? readBack.ownProblem(firstId, ownRows)
                     : problem(readBack, expectedRows, startRows, commits);
         } finally {
             for (int i = catalogs.size() - 1; i >= 0; i--) {
@@ -309,9 +309,9 @@ public class Ingest implements AutoCloseable {
                         try {
                             while (!stop.get()
                                     && !stopRequested()
-                                    && !stopFileExists()
+                                    && !settings.stopFileExists()
                                     && (index = next.getAndIncrement()) < settings.commits) {
-                                nextStart = pace(nextStart);
+                                nextStart = settings.pace(nextStart);
                                 long first = firstId + (long) index * settings.rowsPerCommit;
                                 DataFile file = Events.writeFile(handle.table(), first, settings.rowsPerCommit);
                                 long t0 = System.nanoTime();
@@ -386,37 +386,6 @@ public class Ingest implements AutoCloseable {
 
     private static boolean alreadyHeld(List<TableHandle> handles, Table table) {
         return handles.stream().anyMatch(handle -> handle.table() == table);
-    }
-
-    /** Waits until {@code nextStart} when the run is paced; returns when the commit after this one may start. */
-    private long pace(long nextStart) throws InterruptedException {
-        if (settings.paceMillis == 0) {
-            return nextStart;
-        }
-        long wait = nextStart - System.nanoTime();
-        if (wait > 0) {
-            java.util.concurrent.TimeUnit.NANOSECONDS.sleep(wait);
-        }
-        return Math.max(nextStart, System.nanoTime()) + settings.paceMillis * 1_000_000;
-    }
-
-    private boolean stopFileExists() {
-        return settings.stopFile != null && java.nio.file.Files.exists(settings.stopFile);
-    }
-
-    /** Why the read-back shows this run's own rows lost or duplicated, or null (other writers' rows are theirs). */
-    private static String ownProblem(TableFacts.ReadBack readBack, long firstId, long ownRows) {
-        if (readBack.rowsInRange() != ownRows || readBack.distinctInRange() != ownRows) {
-            return String.format(
-                    Locale.ROOT,
-                    "read back %d rows (%d distinct) with this run's ids %d..%d, expected %d",
-                    readBack.rowsInRange(),
-                    readBack.distinctInRange(),
-                    firstId,
-                    firstId + ownRows - 1,
-                    ownRows);
-        }
-        return null;
     }
 
     /** Why the read-back shows lost or duplicated rows, or null. */

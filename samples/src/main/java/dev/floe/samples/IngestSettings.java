@@ -73,6 +73,26 @@ public final class IngestSettings {
         nioLocalFs = choice("ingest.local-fs", "nio", "hadoop").equals("nio");
     }
 
+    /**
+     * Waits until {@code nextStart} when the run is paced ({@code -Dingest.pace-ms}); returns when the
+     * commit after this one may start.
+     */
+    long pace(long nextStart) throws InterruptedException {
+        if (paceMillis == 0) {
+            return nextStart;
+        }
+        long wait = nextStart - System.nanoTime();
+        if (wait > 0) {
+            java.util.concurrent.TimeUnit.NANOSECONDS.sleep(wait);
+        }
+        return Math.max(nextStart, System.nanoTime()) + paceMillis * 1_000_000;
+    }
+
+    /** Whether {@code -Dingest.stop-file} names a file that exists: no further commit. */
+    boolean stopFileExists() {
+        return stopFile != null && Files.exists(stopFile);
+    }
+
     /** The settings {@code args} and the {@code ingest.*} system properties give. */
     public static IngestSettings parse(String[] args) {
         return new IngestSettings(args);

@@ -30,7 +30,25 @@ public final class TableFacts {
      * Rows and distinct ids read back by a full scan (every column, planning included): of the whole
      * table, and of the ids in {@code [from, to)} alone.
      */
-    public record ReadBack(long rows, long distinctIds, long rowsInRange, long distinctInRange) {}
+    public record ReadBack(long rows, long distinctIds, long rowsInRange, long distinctInRange) {
+        /**
+         * Why the ids {@code firstId ..} of {@code ownRows} rows are not each read back exactly once,
+         * or null; rows with other ids are other writers', not checked.
+         */
+        public String ownProblem(long firstId, long ownRows) {
+            if (rowsInRange == ownRows && distinctInRange == ownRows) {
+                return null;
+            }
+            return String.format(
+                    java.util.Locale.ROOT,
+                    "read back %d rows (%d distinct) with this run's ids %d..%d, expected %d",
+                    rowsInRange,
+                    distinctInRange,
+                    firstId,
+                    firstId + ownRows - 1,
+                    ownRows);
+        }
+    }
 
     /** Reads every row of {@code table} back (all columns): counts rows and distinct ids, {@code [0, expectedRows)} the range. */
     public static ReadBack readBack(Table table, long expectedRows) throws IOException {
