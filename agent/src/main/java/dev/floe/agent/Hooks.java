@@ -35,7 +35,10 @@ public final class Hooks implements FloeBridge.Dispatcher {
     private final SharedTables shared = new SharedTables();
     private volatile Guard guard;
 
-    /** How long the JVM's exit waits for the rebuild or reclaim at hand before it closes the state file. */
+    /**
+     * How long the JVM's exit waits for the rebuild or reclaim at hand before it closes the state
+     * file, and a host's close of a shared catalog's instance for floe's work on that instance.
+     */
     static final java.time.Duration EXIT_WAIT = java.time.Duration.ofSeconds(10);
 
     /** Called reflectively by {@link LoaderGuards}, with JDK types only. */
@@ -183,8 +186,11 @@ public final class Hooks implements FloeBridge.Dispatcher {
     @Override
     public void catalogClosed(Object catalog) {
         Guard current = guard;
-        if (current != null && catalog instanceof Catalog && !(catalog instanceof MapDbCatalog)) {
-            current.catalogClosed((Catalog) catalog);
+        if (current != null
+                && catalog instanceof Catalog
+                && !(catalog instanceof MapDbCatalog)
+                && !current.isFloes(catalog)) {
+            current.catalogClosed((Catalog) catalog, EXIT_WAIT);
         }
     }
 }

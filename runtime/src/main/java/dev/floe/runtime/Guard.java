@@ -265,11 +265,13 @@ public final class Guard implements GuardMetricsMBean {
     }
 
     /**
-     * Called when the host closes {@code instance}, of a shared catalog (as its {@code close()} begins): floe's background work stops
-     * using it (a closed JDBC catalog's connections are gone) and waits for the host's next instance.
+     * Called on the host's thread when the host closes {@code instance}, of a shared catalog (as its
+     * {@code close()} begins): floe's background work stops using it (a closed JDBC catalog's
+     * connections are gone) and waits for the host's next instance. The close waits, at most
+     * {@code bound}, for floe's task at hand on that instance to end first.
      */
-    public void catalogClosed(org.apache.iceberg.catalog.Catalog instance) {
-        catalogs.closed(instance);
+    public void catalogClosed(org.apache.iceberg.catalog.Catalog instance, Duration bound) {
+        catalogs.closed(instance, bound);
     }
 
     /**

@@ -49,10 +49,11 @@ final class HostCatalogs {
      * Notes that the host closes {@code instance}: the shared catalog it belongs to no longer works on it.
      * Once the host has closed every shared catalog it opened (a host that ends closes them), the
      * state file is closed too, cleanly, instead of being left to the next start to replay as after a
-     * crash; it opens again when work needs it.
+     * crash; it opens again when work needs it. Waits, at most {@code bound} per catalog, for floe's
+     * task at hand on that instance to end.
      */
-    void closed(org.apache.iceberg.catalog.Catalog instance) {
-        shared.values().forEach(catalog -> catalog.hostClosed(instance));
+    void closed(org.apache.iceberg.catalog.Catalog instance, java.time.Duration bound) {
+        shared.values().forEach(catalog -> catalog.hostClosed(instance, bound));
         if (shared.values().stream().allMatch(SharedCatalog::closedByHost)) {
             state.suspend();
         }

@@ -345,8 +345,9 @@ final class RebuildAttempt {
             Installation.discard(catalog, liveOps, journal);
         } catch (RuntimeException e) {
             LOG.warn(
-                    "floe: could not clean up scratch table {}; recovery will at the next start: {}",
-                    journal.scratch(),
+                    "floe: could not clean up what the unfinished rebuild of {} wrote ({}); recovery will at the next start: {}",
+                    identifier,
+                    catalog.installsBySwap() ? "scratch table " + journal.scratch() : "its floe-* files",
                     e.toString());
         }
     }

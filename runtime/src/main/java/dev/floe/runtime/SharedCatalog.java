@@ -45,6 +45,8 @@ public final class SharedCatalog {
     private boolean hostClosed; // guarded by this
     private Catalog own; // guarded by this
     private boolean ownFailed; // guarded by this
+    /** The instance floe's background work is using now, or null. Guarded by this. */
+    private Catalog inUse;
 
     private SharedCatalog(Catalog host, String name, Map<String, String> properties, Object conf) {
         this.name = name;
@@ -92,11 +94,31 @@ public final class SharedCatalog {
         hostClosed = false;
     }
 
-    /** Notes that the host closed {@code instance}: if it is the one floe works on, work waits for the next. */
-    synchronized void hostClosed(Catalog instance) {
+    /**
+     * Notes that the host closes {@code instance} (its {@code close()} begins): if it is the one floe
+     * works on, floe takes it no more, and work on it waits for the host's next one. The close waits,
+     * at most {@code bound}, for the task that is using it right now to end: a tidy host closes its
+     * catalog just before it exits, maybe in the middle of a rebuild or a reclaim on it, which would
+     * otherwise fail half way. Called on the host's thread, never on floe's.
+     */
+    synchronized void hostClosed(Catalog instance, java.time.Duration bound) {
         if (host.get() == instance) {
             host = new WeakReference<>(null);
             hostClosed = true;
+        }
+        long deadline = System.nanoTime() + bound.toNanos();
+        try {
+            for (long left = bound.toNanos(); inUse == instance && left > 0; left = deadline - System.nanoTime()) {
+                java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(this, left);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (inUse == instance) {
+            LOG.info(
+                    "floe: the host closes {} while floe's work still runs on it after {}; that work stops and waits for the host's next instance",
+                    this,
+                    bound);
         }
     }
 
@@ -110,7 +132,7 @@ public final class SharedCatalog {
      * closed it while the work ran on it, which then failed: the work waits for the host's next one.
      */
     boolean withInstance(java.util.function.Consumer<Catalog> work) {
-        Catalog instance = instance();
+        Catalog instance = acquire();
         if (instance == null) {
             LOG.debug("floe: no instance of {} is left to work on; work on it waits", this);
             return false;
@@ -124,6 +146,22 @@ public final class SharedCatalog {
             }
             LOG.debug("floe: the host closed {} while floe worked on it; the work waits: {}", this, e.toString());
             return false;
+        } finally {
+            release(instance);
+        }
+    }
+
+    /** {@link #instance()}, marked in use until {@link #release}, so that a host's close waits for it. */
+    private synchronized Catalog acquire() {
+        Catalog instance = instance();
+        inUse = instance;
+        return instance;
+    }
+
+    private synchronized void release(Catalog instance) {
+        if (inUse == instance) {
+            inUse = null;
+            notifyAll();
         }
     }
 

@@ -59,7 +59,7 @@ class HostClosesSharedCatalogTest {
             SharedCatalog shared = guard.catalogOpened(SharedCatalog.of(host, "ingest", properties(), null), host);
             TableMetadata committed = ((HasTableOperations) table).operations().current();
 
-            guard.catalogClosed(host);
+            guard.catalogClosed(host, Duration.ofSeconds(10));
             host.close();
             // what a commit that returned just before the close queues: a measure of the table's metadata
             long waited = guard.beforeCommit(new TableKey(shared.key(), EVENTS));
