@@ -191,13 +191,26 @@ public final class AgentConfig {
         }
         int metadataVersions = (int) v.count("floe.rebuild.metadata-versions", 0);
         int writerMarkers = (int) v.count("floe.rebuild.writer-markers", 1);
+        int fanIn = (int) v.count("floe.rebuild.fan-in", 2);
+        double deleteRatio = v.share("floe.rebuild.delete-ratio");
+        int fullEvery = (int) v.count("floe.rebuild.full-every", 0);
         Duration grace = v.duration("floe.reclaim.grace");
         int handles = (int) v.count("floe.handles.max", 0);
         boolean jmx = v.bool("floe.jmx");
         java.nio.file.Path stateFile = stateFile(v);
         Supplier<Prune> prune = pruneSupplier(v, pruneLoader);
         RebuildSettings rebuild = new RebuildSettings(
-                rowGroupRows, rowGroupMaxBytes, targetFileBytes, (int) zstd, grace, 3, metadataVersions, writerMarkers);
+                rowGroupRows,
+                rowGroupMaxBytes,
+                targetFileBytes,
+                (int) zstd,
+                grace,
+                3,
+                metadataVersions,
+                writerMarkers,
+                fanIn,
+                deleteRatio,
+                fullEvery);
         GuardSettings settings = new GuardSettings(
                 tables,
                 snapshots,

@@ -57,6 +57,22 @@ final class ConfigValues {
         throw invalid(key);
     }
 
+    /** A share above 0 and at most 1, as a fraction ({@code 0.3}) or a percentage ({@code 30%}). */
+    double share(String key) throws ConfigException {
+        String value = raw(key).trim();
+        try {
+            double share = value.endsWith("%")
+                    ? Double.parseDouble(value.substring(0, value.length() - 1).trim()) / 100
+                    : Double.parseDouble(value);
+            if (share > 0 && share <= 1) {
+                return share;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw invalid(key);
+    }
+
     long count(String key, long min) throws ConfigException {
         try {
             long value = Long.parseLong(raw(key).trim().replace("_", ""));

@@ -11,7 +11,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * @param snapshotsBefore snapshots the live table had when the rebuild pinned its base
  * @param dataFilesBefore data files of the base snapshot
  * @param dataFilesAfter data files of the rebuilt table (written plus carried over)
- * @param rows rows written from the base into the rebuilt table
+ * @param rows rows of the base rewritten into new files (the kept files' rows are not among them)
  * @param rowsPruned rows of the base the prune dropped
  * @param carriedFiles data files of appends that landed during the rebuild, carried over as they are
  * @param carriedRows rows in those carried files
@@ -23,6 +23,10 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * @param retiredFiles how many files that job will delete after the grace window; -1 until they
  *     are listed, right after the swap
  * @param handlesReloaded tracked host handles refreshed after the swap
+ * @param keptFiles data files of the base kept as they were (settled, or small in a tier not full)
+ * @param keptRows rows in those files
+ * @param bytesWritten bytes of the new files the rebuild wrote
+ * @param full whether every file was rewritten ({@code compact --full}, {@code floe.rebuild.full-every})
  */
 public record CompactReport(
         TableIdentifier table,
@@ -39,7 +43,11 @@ public record CompactReport(
         int attempts,
         String reclaimJob,
         int retiredFiles,
-        int handlesReloaded) {
+        int handlesReloaded,
+        long keptFiles,
+        long keptRows,
+        long bytesWritten,
+        boolean full) {
 
     public CompactReport {
         phases = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(phases));
@@ -62,7 +70,11 @@ public record CompactReport(
                 attempts,
                 reclaimJob,
                 files,
-                handlesReloaded);
+                handlesReloaded,
+                keptFiles,
+                keptRows,
+                bytesWritten,
+                full);
     }
 
     /** The whole report on one line, for the log. */
@@ -71,9 +83,11 @@ public record CompactReport(
         String timing = phases.entrySet().stream()
                 .map(e -> e.getKey() + "=" + e.getValue().toMillis() + "ms")
                 .collect(Collectors.joining(" "));
-        return "rebuilt " + table + ": " + snapshotsBefore + " snapshots -> 1, data files " + dataFilesBefore + " -> "
-                + dataFilesAfter + ", rows " + rows + " (pruned " + rowsPruned + ", carried " + carriedRows + " in "
-                + carriedFiles + " files), bytes " + bytesBefore + " -> " + bytesAfter + ", attempts " + attempts + ", "
+        return "rebuilt " + table + (full ? " whole" : "") + ": " + snapshotsBefore + " snapshots -> 1, data files "
+                + dataFilesBefore + " -> " + dataFilesAfter + ", kept " + keptFiles + " files (" + keptRows
+                + " rows) as they were, rewrote rows " + rows + " (pruned " + rowsPruned + ") into " + bytesWritten
+                + " bytes, carried " + carriedRows + " rows in " + carriedFiles + " files appended meanwhile, bytes "
+                + bytesBefore + " -> " + bytesAfter + ", attempts " + attempts + ", "
                 + timing + ", reclaim job " + reclaimJob + " " + retired + " after the grace window, " + handlesReloaded
                 + " handles reloaded";
     }

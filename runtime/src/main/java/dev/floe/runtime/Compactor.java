@@ -7,8 +7,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Rebuild-and-swap: rewrites a live table into a few large ZSTD Parquet files with exactly one
- * snapshot and swaps it into the live name. Each try is a {@link RebuildAttempt}, whose methods are
+ * Rebuild-and-swap: rebuilds a live table into a few large ZSTD Parquet files with exactly one
+ * snapshot and swaps it into the live name; files already settled are kept as they are, and only
+ * small files (and files whose deletes are due) are rewritten ({@link RebuildPlanner}). Each try is a {@link RebuildAttempt}, whose methods are
  * the steps of docs/DESIGN.md's compaction flow: pin, scratch, stream, catch-up (before and under
  * the gate), commit, swap, reload, reclaim. An attempt that meets a commit it cannot carry (anything
  * but an append) starts again from a new base, a bounded number of times.
@@ -51,9 +52,18 @@ public final class Compactor {
      * table in: swapped into the name in floe's own, committed in place in any other.
      */
     public CompactReport compactTable(RebuildCatalog catalog, TableIdentifier identifier, Prune prune) {
+        return compactTable(catalog, identifier, prune, false);
+    }
+
+    /**
+     * {@link #compactTable(RebuildCatalog, TableIdentifier, Prune)}, rewriting every file when {@code
+     * full} (every delete applied, every file packed anew), else only what {@link RebuildPlanner}
+     * chooses (and whole every {@link RebuildSettings#fullEvery} rebuilds).
+     */
+    public CompactReport compactTable(RebuildCatalog catalog, TableIdentifier identifier, Prune prune, boolean full) {
         int attempts = context.settings().maxAttempts();
         for (int attempt = 1; attempt <= attempts; attempt++) {
-            CompactReport report = new RebuildAttempt(context, catalog, identifier, prune, attempt).run();
+            CompactReport report = new RebuildAttempt(context, catalog, identifier, prune, full, attempt).run();
             if (report != null) {
                 LOG.debug("floe: {}", report.summary());
                 return report;

@@ -220,11 +220,10 @@ public final class Guard implements GuardMetricsMBean {
         if (reason == null || state.busyAt(clock.instant())) {
             return;
         }
-        if (committed.spec().isPartitioned()) {
-            if (state.warnedPartitioned.compareAndSet(false, true)) {
-                LOG.warn(
-                        "floe: {} is partitioned; it is monitored but not rebuilt (floe rebuilds unpartitioned tables only)",
-                        key);
+        String refused = RebuildRefusal.of(committed);
+        if (refused != null) {
+            if (state.warnedRefused.compareAndSet(false, true)) {
+                LOG.warn("floe: {} {}; it is monitored but not rebuilt", key, refused);
             }
             return;
         }

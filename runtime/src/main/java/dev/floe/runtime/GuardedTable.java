@@ -11,7 +11,7 @@ final class GuardedTable {
     /** A rebuild of the table is queued or running. */
     final AtomicBoolean queued = new AtomicBoolean();
 
-    final AtomicBoolean warnedPartitioned = new AtomicBoolean();
+    final AtomicBoolean warnedRefused = new AtomicBoolean();
     /** A metadata trim is queued. */
     final AtomicBoolean trimQueued = new AtomicBoolean();
 

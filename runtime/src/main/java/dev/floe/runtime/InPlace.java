@@ -37,15 +37,13 @@ final class InPlace extends Installation {
     }
 
     @Override
-    void commit(
-            List<DataFile> known, ManifestFile prewritten, List<DataFile> late, TableMetadata current, long pinned) {
-        this.prewritten = prewritten;
+    void commit(RebuiltFiles files, List<DataFile> late, TableMetadata current, long pinned) {
+        this.prewritten = files.prewritten();
         rebuilt = InPlaceInstall.stage(
                 liveOps,
                 current,
                 RebuiltTableProperties.of(settings, current.properties(), true),
-                known,
-                prewritten,
+                files,
                 late,
                 pinned,
                 settings.writerMarkers(),

@@ -4,7 +4,6 @@ import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
@@ -35,8 +34,7 @@ final class InPlaceInstall {
             TableOperations liveOps,
             TableMetadata base,
             Map<String, String> extraProperties,
-            List<DataFile> known,
-            ManifestFile prewritten,
+            RebuiltFiles files,
             List<DataFile> late,
             long pinned,
             int maxWriters,
@@ -47,7 +45,7 @@ final class InPlaceInstall {
                 .build();
         StagedOperations staged = new StagedOperations(liveOps, stripped, journal::fileStarted);
         Table target = new BaseTable(staged, "floe-rebuild-of-" + base.uuid());
-        RebuiltSnapshotCommit.commit(target, known, prewritten, late, base, pinned, maxWriters, journal);
+        RebuiltSnapshotCommit.commit(target, files, late, base, pinned, maxWriters, journal);
         return staged.current();
     }
 

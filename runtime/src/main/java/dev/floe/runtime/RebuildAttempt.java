@@ -11,7 +11,6 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 import org.slf4j.Logger;
@@ -56,6 +55,7 @@ final class RebuildAttempt {
     private final TableIdentifier identifier;
     private final TableKey key;
     private final Prune prune;
+    private final boolean full;
     private final int number;
     private final RebuildPhases phases = new RebuildPhases();
 
@@ -66,11 +66,11 @@ final class RebuildAttempt {
     private SourceStats before;
     private RebuildJournal journal;
     private Installation installation;
+    private RebuildPlan plan;
     private RollingParquetWriter.Result written;
     private TableMetadata midway;
     private CatchUp.Result early;
-    private List<DataFile> known;
-    private ManifestFile prewritten;
+    private RebuiltFiles known;
     private TableMetadata current;
     private CatchUp.Result late;
     private List<String> retiredMetadata;
@@ -78,12 +78,18 @@ final class RebuildAttempt {
     private boolean gateHeld;
 
     RebuildAttempt(
-            Compactor.Context context, RebuildCatalog catalog, TableIdentifier identifier, Prune prune, int number) {
+            Compactor.Context context,
+            RebuildCatalog catalog,
+            TableIdentifier identifier,
+            Prune prune,
+            boolean full,
+            int number) {
         this.context = context;
         this.catalog = catalog;
         this.identifier = identifier;
         this.key = new TableKey(catalog.key(), identifier);
         this.prune = prune;
+        this.full = full;
         this.number = number;
     }
 
@@ -92,6 +98,7 @@ final class RebuildAttempt {
         pin();
         try {
             startInstallation();
+            planRewrite();
             streamRows();
             catchUpBeforeTheGate();
             enterGate();
@@ -146,24 +153,48 @@ final class RebuildAttempt {
         phases.end("scratch");
     }
 
-    /** 3. Streams the base's rows, deletes applied, through the prune into large Parquet files. */
+    /**
+     * 3a. Plans what to rewrite and what to keep as it is ({@link RebuildPlanner}): settled files
+     * and small ones whose tier is not full are kept; the rest is rewritten, per partition.
+     */
+    private void planRewrite() {
+        plan = RebuildPlanner.plan(live, base, context.settings(), full, prune);
+        phases.end("plan");
+    }
+
+    /**
+     * 3b. Streams the rows of the files to rewrite, deletes applied, through the prune into large
+     * Parquet files, one group (one partition) at a time.
+     */
     private void streamRows() {
         RollingParquetWriter writer = new RollingParquetWriter(installation.target(), context.settings(), location -> {
             journal.fileStarted(location);
             reached(CompactionStep.FILE_STARTED);
         });
         StreamRaceWatch watch = new StreamRaceWatch(catalog, identifier, liveOps, base);
-        long pinned = base.currentSnapshot().snapshotId();
-        try (CloseableIterable<Record> rows = watch.watch(IcebergGenerics.read(live)
-                .useSnapshot(pinned)
-                .project(base.schema())
-                .build())) {
-            written = writer.write(rows, prune);
+        List<DataFile> files = new ArrayList<>();
+        long rowsIn = 0;
+        long rowsOut = 0;
+        try {
+            for (RebuildPlan.Group group : plan.groups()) {
+                try (CloseableIterable<Record> rows =
+                        watch.watch(TaskRows.of(group.tasks(), base.schema(), live.io()))) {
+                    RollingParquetWriter.Result one = writer.write(rows, prune, group.partition(), group.routed());
+                    files.addAll(
+                            group.routed()
+                                    ? RoutedRepack.repack(one.files(), writer, installation.target())
+                                    : one.files());
+                    rowsIn += one.rowsIn();
+                    rowsOut += one.rowsOut();
+                }
+                watch.check();
+            }
         } catch (StreamRaceWatch.Raced raced) {
             throw new StartAgain(raced.getMessage() + " (seen while the rows streamed)");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        written = new RollingParquetWriter.Result(List.copyOf(files), rowsIn, rowsOut);
         reached(CompactionStep.ROWS_WRITTEN);
         phases.end("stream");
     }
@@ -190,9 +221,13 @@ final class RebuildAttempt {
             // transaction does not prune hundreds of commit-log entries under the gate
             MetadataHistoryTrim.trim(catalog, identifier, midway);
         }
-        known = new ArrayList<>(written.files());
-        known.addAll(early.appended());
-        prewritten = PrewrittenManifest.write(installation.target(), known, journal);
+        List<DataFile> files = new ArrayList<>(plan.kept());
+        files.addAll(written.files());
+        files.addAll(early.appended());
+        // with deletes kept, the snapshot is a row delta, which writes its manifests itself
+        ManifestFile prewritten =
+                plan.deletes().isEmpty() ? PrewrittenManifest.write(installation.target(), files, journal) : null;
+        known = new RebuiltFiles(files, prewritten, plan.deletes(), plan.rebuildsSinceFull());
         reached(CompactionStep.MANIFEST_WRITTEN);
         phases.end("catch-up");
     }
@@ -246,11 +281,7 @@ final class RebuildAttempt {
     /** 5. The rebuilt table's one snapshot, carrying the writers' markers: committed or staged. */
     private void commitRebuiltSnapshot() {
         installation.commit(
-                known,
-                prewritten,
-                late.appended(),
-                current,
-                base.currentSnapshot().snapshotId());
+                known, late.appended(), current, base.currentSnapshot().snapshotId());
         reached(CompactionStep.SCRATCH_COMMITTED);
         phases.end("commit");
     }
@@ -289,13 +320,14 @@ final class RebuildAttempt {
                 identifier,
                 base.snapshots().size(),
                 before.dataFiles(),
-                known.size() + late.appended().size(),
+                known.known().size() + late.appended().size(),
                 written.rowsOut(),
                 written.rowsIn() - written.rowsOut(),
                 carried.appended().size(),
                 carried.appendedRows(),
                 before.bytes(),
-                written.bytes()
+                plan.keptBytes()
+                        + written.bytes()
                         + carried.appended().stream()
                                 .mapToLong(DataFile::fileSizeInBytes)
                                 .sum(),
@@ -303,7 +335,11 @@ final class RebuildAttempt {
                 number,
                 job.id(),
                 -1,
-                reloaded);
+                reloaded,
+                plan.kept().size(),
+                plan.keptRows(),
+                written.bytes(),
+                plan.full());
         LOG.info("floe: {}", report.summary());
         return report;
     }

@@ -19,12 +19,9 @@ public final class RebuildRefusal {
 
     /**
      * Why a table with this metadata cannot be rebuilt, as the end of a sentence starting with the
-     * table's name ("is partitioned ..."), or null when it can.
+     * table's name ("has branch or tag ..."), or null when it can.
      */
     public static String of(TableMetadata metadata) {
-        if (metadata.spec().isPartitioned()) {
-            return "is partitioned (" + metadata.spec() + "): floe rebuilds unpartitioned tables only";
-        }
         for (Map.Entry<String, SnapshotRef> ref : metadata.refs().entrySet()) {
             if (!SnapshotRef.MAIN_BRANCH.equals(ref.getKey())) {
                 return "has branch or tag '" + ref.getKey() + "': a rebuild keeps only main";

@@ -22,6 +22,13 @@ import java.time.Duration;
  * @param writerMarkers how many exactly-once writers of one kind (Flink committers, Spark streaming
  *     queries) a rebuild keeps the progress markers of; each beyond the first keeps one empty
  *     marker snapshot below the rebuilt one ({@link WriterMarkers}; default 8)
+ * @param fanIn the size ratio between two tiers of small files, and so about how many files of one
+ *     tier a partition gathers before they are packed into one of the next ({@link SizeTiers};
+ *     default 8)
+ * @param deleteRatio a settled file is rewritten, its deletes applied, once this share of its rows
+ *     or more is deleted (default 0.3); a file any equality delete applies to is always rewritten
+ * @param fullEvery every how many rebuilds of a table one rewrites it whole, applying every delete
+ *     ({@link RebuildPlanner}); 0 never, 1 every rebuild (default 0)
  */
 public record RebuildSettings(
         int rowGroupRows,
@@ -31,7 +38,10 @@ public record RebuildSettings(
         Duration reclaimGrace,
         int maxAttempts,
         int metadataVersions,
-        int writerMarkers) {
+        int writerMarkers,
+        int fanIn,
+        double deleteRatio,
+        int fullEvery) {
 
     public RebuildSettings {
         require(rowGroupRows > 0, "rowGroupRows must be positive: " + rowGroupRows);
@@ -42,10 +52,13 @@ public record RebuildSettings(
         require(maxAttempts > 0, "maxAttempts must be positive: " + maxAttempts);
         require(metadataVersions >= 0, "metadataVersions must not be negative: " + metadataVersions);
         require(writerMarkers > 0, "writerMarkers must be positive: " + writerMarkers);
+        require(fanIn >= 2, "fanIn must be 2 or more: " + fanIn);
+        require(deleteRatio > 0 && deleteRatio <= 1, "deleteRatio must be above 0 and at most 1: " + deleteRatio);
+        require(fullEvery >= 0, "fullEvery must not be negative: " + fullEvery);
     }
 
     public static RebuildSettings defaults() {
-        return new RebuildSettings(131_072, 64L << 20, 512L << 20, 3, Duration.ofMinutes(10), 3, 10, 8);
+        return new RebuildSettings(131_072, 64L << 20, 512L << 20, 3, Duration.ofMinutes(10), 3, 10, 8, 8, 0.3, 0);
     }
 
     /**
@@ -68,6 +81,9 @@ public record RebuildSettings(
         public int maxAttempts;
         public int metadataVersions;
         public int writerMarkers;
+        public int fanIn;
+        public double deleteRatio;
+        public int fullEvery;
 
         private Copy(RebuildSettings from) {
             rowGroupRows = from.rowGroupRows;
@@ -78,6 +94,9 @@ public record RebuildSettings(
             maxAttempts = from.maxAttempts;
             metadataVersions = from.metadataVersions;
             writerMarkers = from.writerMarkers;
+            fanIn = from.fanIn;
+            deleteRatio = from.deleteRatio;
+            fullEvery = from.fullEvery;
         }
 
         private RebuildSettings settings() {
@@ -89,7 +108,10 @@ public record RebuildSettings(
                     reclaimGrace,
                     maxAttempts,
                     metadataVersions,
-                    writerMarkers);
+                    writerMarkers,
+                    fanIn,
+                    deleteRatio,
+                    fullEvery);
         }
     }
 

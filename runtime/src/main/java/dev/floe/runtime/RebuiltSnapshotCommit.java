@@ -5,6 +5,7 @@ import java.util.Map;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
@@ -29,15 +30,14 @@ final class RebuiltSnapshotCommit {
     private RebuiltSnapshotCommit() {}
 
     /**
-     * @param known the files listed before the gate (written and carried), in {@code prewritten} when
-     *     that is not null
+     * @param files the files listed before the gate (kept, written and carried), in their
+     *     pre-written manifest when there is one, and the delete files kept
      * @param late the files of appends carried under the gate
      * @param current the live table as read under the gate: whose snapshots the rebuild replaces
      */
     static void commit(
             Table scratch,
-            List<DataFile> known,
-            ManifestFile prewritten,
+            RebuiltFiles files,
             List<DataFile> late,
             TableMetadata current,
             long pinned,
@@ -58,8 +58,14 @@ final class RebuiltSnapshotCommit {
             marker.set(WRITER_MARKER, "true");
             marker.commit();
         }
+        List<DataFile> known = files.known();
+        ManifestFile prewritten = files.prewritten();
         if (known.isEmpty() && late.isEmpty() && markers.head().isEmpty()) {
             return; // nothing to hold, nothing to remember: the rebuilt table has no snapshot
+        }
+        if (!files.deletes().isEmpty()) {
+            commitWithDeletes(scratch, files, late, markers, pinned);
+            return;
         }
         AppendFiles append = scratch.newFastAppend();
         if (prewritten != null) {
@@ -80,7 +86,26 @@ final class RebuiltSnapshotCommit {
         }
         markers.head().forEach(append::set);
         append.set(REBUILD_OF, Long.toString(pinned));
+        append.set(RebuildPlanner.SINCE_FULL, Integer.toString(files.sinceFull()));
         append.commit();
+    }
+
+    /**
+     * The one snapshot as a row delta: the kept files with the position deletes (deletion vectors)
+     * that apply to them, all with this snapshot's sequence number, so each delete applies to the
+     * rows of the file it names, as before; rewritten files have new names, and no equality delete
+     * is kept ({@link RebuildPlanner}). Iceberg writes the manifests itself here.
+     */
+    private static void commitWithDeletes(
+            Table scratch, RebuiltFiles files, List<DataFile> late, WriterMarkers markers, long pinned) {
+        RowDelta delta = scratch.newRowDelta();
+        files.known().forEach(delta::addRows);
+        late.forEach(delta::addRows);
+        files.deletes().forEach(delta::addDeletes);
+        markers.head().forEach(delta::set);
+        delta.set(REBUILD_OF, Long.toString(pinned));
+        delta.set(RebuildPlanner.SINCE_FULL, Integer.toString(files.sinceFull()));
+        delta.commit();
     }
 
     private static long bytesOf(List<DataFile> files) {

@@ -3,19 +3,26 @@ package dev.floe.runtime;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.GenericAppenderFactory;
+import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.encryption.EncryptedOutputFile;
 import org.apache.iceberg.inmemory.InMemoryOutputFile;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.FileAppender;
 import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.util.StructLikeWrapper;
 
 /**
  * Streams rows into large ZSTD Parquet files in a table's data location, starting a new file past
@@ -27,6 +34,12 @@ import org.apache.iceberg.io.OutputFileFactory;
  * {@code rowGroupRows} rows, and never more than {@code rowGroupMaxBytes}. Memory is therefore
  * about one row group, as only one file is open at a time.
  *
+ * <p>Partitions: the rows of one {@link #write} go into one partition of the table's spec, or, when
+ * routed (rows of files written under an earlier spec), each into the partition the current spec
+ * gives it. Routed, at most {@value #MAX_OPEN} files are open at once, each with that share of the
+ * row-group bytes, as Iceberg's fanout writers but bounded: the least recently written is closed
+ * when another partition needs a file.
+ *
  * <p>On any failure every file this writer started is deleted before the error is rethrown.
  */
 final class RollingParquetWriter {
@@ -36,6 +49,8 @@ final class RollingParquetWriter {
     static final int SAMPLE_ROWS = 1_024;
     /** The smallest row-group byte target, whatever the sample says. */
     private static final long MIN_ROW_GROUP_BYTES = 64L << 10;
+    /** Files open at once when rows are routed to their partitions. */
+    static final int MAX_OPEN = 4;
 
     private final Table table;
     private final RebuildSettings settings;
@@ -59,9 +74,17 @@ final class RollingParquetWriter {
         }
     }
 
-    /** Writes {@code rows}, dropping those {@code prune} selects. */
+    /** Writes {@code rows} into an unpartitioned table, dropping those {@code prune} selects. */
     Result write(Iterable<Record> rows, Prune prune) {
-        Files files = new Files();
+        return write(rows, prune, null, false);
+    }
+
+    /**
+     * Writes {@code rows}, dropping those {@code prune} selects, into files of {@code partition} (null
+     * for an unpartitioned spec), or, {@code routed}, each row into its partition of the table's spec.
+     */
+    Result write(Iterable<Record> rows, Prune prune, StructLike partition, boolean routed) {
+        Files files = new Files(partition, routed);
         List<Record> sample = new ArrayList<>();
         long rowsIn = 0;
         try {
@@ -94,7 +117,7 @@ final class RollingParquetWriter {
         }
     }
 
-    /** The files of one stream: the open one, the closed ones, and every one started. */
+    /** The files of one stream: the open ones, the closed ones, and every one started. */
     private final class Files {
         private final OutputFileFactory outputs = OutputFileFactory.builderFor(table, 1, System.nanoTime())
                 .format(FileFormat.PARQUET)
@@ -102,15 +125,31 @@ final class RollingParquetWriter {
                 .build();
         private final List<DataFile> written = new ArrayList<>();
         private final List<String> started = new ArrayList<>();
+        /** The open files by partition, least recently written first. */
+        private final Map<StructLikeWrapper, Open> open = new LinkedHashMap<>(16, 0.75f, true);
+
+        private final StructLike partition;
+        private final PartitionKey key;
+        private final InternalRecordWrapper wrapper;
+        private final StructLikeWrapper lookup;
         private GenericAppenderFactory factory;
-        private DataWriter<Record> current;
-        private long rowsInFile;
         private long rowsOut;
+
+        Files(StructLike partition, boolean routed) {
+            this.partition = partition;
+            this.key = routed ? new PartitionKey(table.spec(), table.schema()) : null;
+            this.wrapper = routed ? new InternalRecordWrapper(table.schema().asStruct()) : null;
+            this.lookup = StructLikeWrapper.forType(table.spec().partitionType());
+        }
 
         /** Sizes row groups from {@code sample}, then writes it. */
         void start(List<Record> sample) throws IOException {
             factory = appenderFactory();
-            factory.set(TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, Long.toString(rowGroupBytes(sample)));
+            long rowGroup = rowGroupBytes(sample);
+            if (key != null) {
+                rowGroup = Math.max(MIN_ROW_GROUP_BYTES, rowGroup / MAX_OPEN);
+            }
+            factory.set(TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, Long.toString(rowGroup));
             factory.set(
                     TableProperties.PARQUET_ROW_GROUP_CHECK_MAX_RECORD_COUNT,
                     Integer.toString(Math.max(100, settings.rowGroupRows() / 8)));
@@ -120,35 +159,60 @@ final class RollingParquetWriter {
         }
 
         void write(Record row) throws IOException {
-            if (current == null) {
-                EncryptedOutputFile out = outputs.newOutputFile();
-                String location = out.encryptingOutputFile().location();
-                onFileStarted.accept(location);
-                started.add(location);
-                current = factory.newDataWriter(out, FileFormat.PARQUET, null);
-                rowsInFile = 0;
-            }
-            current.write(row);
+            Open file = key == null ? single() : routed(row);
+            file.writer.write(row);
             rowsOut += 1;
-            rowsInFile += 1;
-            if (rowsInFile % SIZE_CHECK_ROWS == 0 && current.length() >= settings.targetFileBytes()) {
-                closeCurrent();
+            file.rows += 1;
+            if (file.rows % SIZE_CHECK_ROWS == 0 && file.writer.length() >= settings.targetFileBytes()) {
+                open.remove(file.key);
+                close(file);
             }
+        }
+
+        /** The one open file of the stream's partition. */
+        private Open single() {
+            Open file = open.isEmpty() ? null : open.values().iterator().next();
+            if (file == null) {
+                file = new Open(partition);
+                open.put(file.key, file);
+            }
+            return file;
+        }
+
+        /** The open file of {@code row}'s partition; the least recently written closes for a new one past {@link #MAX_OPEN}. */
+        private Open routed(Record row) throws IOException {
+            key.partition(wrapper.wrap(row));
+            Open file = open.get(lookup.set(key));
+            if (file == null) {
+                if (open.size() >= MAX_OPEN) {
+                    Iterator<Open> eldest = open.values().iterator();
+                    Open closing = eldest.next();
+                    eldest.remove();
+                    close(closing);
+                }
+                file = new Open(key.copy());
+                open.put(file.key, file);
+            }
+            return file;
         }
 
         void closeCurrent() throws IOException {
-            if (current != null) {
-                DataWriter<Record> closing = current;
-                current = null;
-                closing.close();
-                written.add(closing.toDataFile());
+            List<Open> closing = new ArrayList<>(open.values());
+            open.clear();
+            for (Open file : closing) {
+                close(file);
             }
         }
 
+        private void close(Open file) throws IOException {
+            file.writer.close();
+            written.add(file.writer.toDataFile());
+        }
+
         void abort(Exception failure) {
-            if (current != null) {
+            for (Open file : open.values()) {
                 try {
-                    current.close();
+                    file.writer.close();
                 } catch (IOException | RuntimeException e) {
                     failure.addSuppressed(e);
                 }
@@ -159,6 +223,25 @@ final class RollingParquetWriter {
                 } catch (RuntimeException e) {
                     failure.addSuppressed(e);
                 }
+            }
+        }
+
+        /** One open file, of one partition. */
+        private final class Open {
+            final StructLikeWrapper key;
+            final DataWriter<Record> writer;
+            long rows;
+
+            Open(StructLike partition) {
+                this.key =
+                        StructLikeWrapper.forType(table.spec().partitionType()).set(partition);
+                EncryptedOutputFile out = table.spec().isPartitioned()
+                        ? outputs.newOutputFile(table.spec(), partition)
+                        : outputs.newOutputFile();
+                String location = out.encryptingOutputFile().location();
+                onFileStarted.accept(location);
+                started.add(location);
+                this.writer = factory.newDataWriter(out, FileFormat.PARQUET, partition);
             }
         }
     }
@@ -187,7 +270,7 @@ final class RollingParquetWriter {
         return Math.max(MIN_ROW_GROUP_BYTES, Math.min(aimed, settings.rowGroupMaxBytes()));
     }
 
-    private static boolean drops(Prune prune, Record row) {
+    static boolean drops(Prune prune, Record row) {
         try {
             return prune.drop(row);
         } catch (Exception e) {

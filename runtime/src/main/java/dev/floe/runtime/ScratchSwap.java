@@ -5,7 +5,6 @@ import dev.floe.catalog.DurableChange;
 import java.time.Instant;
 import java.util.List;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -41,10 +40,8 @@ final class ScratchSwap extends Installation {
     }
 
     @Override
-    void commit(
-            List<DataFile> known, ManifestFile prewritten, List<DataFile> late, TableMetadata current, long pinned) {
-        RebuiltSnapshotCommit.commit(
-                target(), known, prewritten, late, current, pinned, settings.writerMarkers(), journal);
+    void commit(RebuiltFiles files, List<DataFile> late, TableMetadata current, long pinned) {
+        RebuiltSnapshotCommit.commit(target(), files, late, current, pinned, settings.writerMarkers(), journal);
     }
 
     @Override

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.HasTableOperations;
-import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Namespace;
@@ -222,20 +221,6 @@ class CompactorTest extends CatalogFixture {
         assertThat(after.snapshots()).hasSize(snapshots);
         assertThat(TestTables.fingerprints(after)).isEqualTo(before);
         assertThat(catalog.listTables(Namespace.of("db"))).containsExactly(EVENTS);
-    }
-
-    @Test
-    void partitionedTableIsRefusedByName() {
-        TableIdentifier partitioned = TableIdentifier.of("db", "by_id");
-        catalog.createTable(
-                partitioned,
-                TestTables.SIMPLE,
-                PartitionSpec.builderFor(TestTables.SIMPLE).bucket("id", 4).build());
-
-        assertThatThrownBy(() -> compactor().compactTable(catalog, partitioned, Prune.NONE))
-                .isInstanceOf(RebuildException.class)
-                .hasMessageContaining("db.by_id")
-                .hasMessageContaining("partitioned");
     }
 
     @Test

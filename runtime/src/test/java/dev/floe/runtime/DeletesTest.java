@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.floe.catalog.MapDbCatalog;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
@@ -23,71 +26,158 @@ import org.apache.iceberg.io.OutputFileFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A table with position and equality deletes rebuilds into exactly its visible rows, no deletes. */
+/**
+ * A table with position and equality deletes rebuilds into exactly its visible rows. A file whose
+ * deletes are below {@link RebuildSettings#deleteRatio} is kept as it is, with its position deletes;
+ * a file any equality delete applies to, or one deleted at or above the ratio, is rewritten with
+ * its deletes applied; a full rebuild applies them all.
+ */
 class DeletesTest {
+    static final TableIdentifier ID = TableIdentifier.of("db", "upserts");
+
     @TempDir
     Path root;
 
+    /** Two files of ten rows: rows 2 and 5 of the first deleted by position, ids 12, 13 and 17 by equality. */
+    private record Upserts(Table table, DataFile first, DataFile second, DeleteFile positions, List<String> rows) {}
+
+    private Upserts upserts(MapDbCatalog catalog) throws Exception {
+        catalog.createNamespace(Namespace.of("db"));
+        Table table = catalog.buildTable(ID, TestTables.SIMPLE)
+                .withProperty(TableProperties.FORMAT_VERSION, "2")
+                .create();
+        DataFile first = TestTables.writeFile(table, TestTables.simpleRows(0, 10));
+        table.newFastAppend().appendFile(first).commit();
+        DataFile second = TestTables.writeFile(table, TestTables.simpleRows(10, 10));
+        table.newFastAppend().appendFile(second).commit();
+
+        Schema idOnly = table.schema().select("id");
+        GenericAppenderFactory factory =
+                new GenericAppenderFactory(table.schema(), table.spec(), new int[] {1}, idOnly, null);
+        OutputFileFactory files = OutputFileFactory.builderFor(table, 1, 1)
+                .format(FileFormat.PARQUET)
+                .build();
+        PositionDeleteWriter<Record> positions =
+                factory.newPosDeleteWriter(files.newOutputFile(), FileFormat.PARQUET, null);
+        try (positions) {
+            PositionDelete<Record> delete = PositionDelete.create();
+            positions.write(delete.set(first.location(), 2, null));
+            positions.write(delete.set(first.location(), 5, null));
+        }
+        DeleteFile positionDeletes = positions.toDeleteFile();
+
+        EqualityDeleteWriter<Record> equality =
+                factory.newEqDeleteWriter(files.newOutputFile(), FileFormat.PARQUET, null);
+        try (equality) {
+            for (long deleted : new long[] {12, 13, 17}) {
+                Record key = org.apache.iceberg.data.GenericRecord.create(idOnly);
+                key.setField("id", deleted);
+                equality.write(key);
+            }
+        }
+        table.newRowDelta()
+                .addDeletes(positionDeletes)
+                .addDeletes(equality.toDeleteFile())
+                .commit();
+
+        List<Long> visible = ids(table);
+        assertThat(visible).hasSize(15).doesNotContain(2L, 5L, 12L, 13L, 17L);
+        return new Upserts(table, first, second, positionDeletes, TestTables.fingerprints(table));
+    }
+
+    private static List<Long> ids(Table table) {
+        return TestTables.read(table).stream()
+                .map(r -> (Long) r.getField("id"))
+                .sorted()
+                .collect(Collectors.toList());
+    }
+
+    /** Settings whose target makes both ten-row files settled, so only deletes decide. */
+    private static RebuildSettings settled(double deleteRatio) {
+        return RebuildSettings.defaults().with(s -> {
+            s.targetFileBytes = 1;
+            s.deleteRatio = deleteRatio;
+        });
+    }
+
+    private static Map<String, DeleteFile> deletesOf(Table table) throws Exception {
+        Map<String, DeleteFile> deletes = new HashMap<>();
+        try (var tasks = table.newScan().planFiles()) {
+            tasks.forEach(task -> task.deletes().forEach(d -> deletes.put(d.location(), d)));
+        }
+        return deletes;
+    }
+
+    private static List<String> dataFiles(Table table) throws Exception {
+        List<String> paths = new ArrayList<>();
+        try (var tasks = table.newScan().planFiles()) {
+            tasks.forEach(task -> paths.add(task.file().location()));
+        }
+        return paths;
+    }
+
     @Test
-    void rebuiltTableHoldsExactlyTheVisibleRows() throws Exception {
-        TableIdentifier id = TableIdentifier.of("db", "upserts");
+    void aFileDeletedBelowTheRatioIsKeptWithItsPositionDeletesAndEqualityDeletesAreApplied() throws Exception {
         try (MapDbCatalog catalog = TestTables.catalog(root)) {
-            catalog.createNamespace(Namespace.of("db"));
-            Table table = catalog.buildTable(id, TestTables.SIMPLE)
-                    .withProperty(TableProperties.FORMAT_VERSION, "2")
-                    .create();
-            DataFile first = TestTables.writeFile(table, TestTables.simpleRows(0, 10));
-            table.newFastAppend().appendFile(first).commit();
-            TestTables.append(table, TestTables.simpleRows(10, 10));
+            Upserts upserts = upserts(catalog);
 
-            // position deletes: rows 2 and 5 of the first file
-            Schema idOnly = table.schema().select("id");
-            GenericAppenderFactory factory =
-                    new GenericAppenderFactory(table.schema(), table.spec(), new int[] {1}, idOnly, null);
-            OutputFileFactory files = OutputFileFactory.builderFor(table, 1, 1)
-                    .format(FileFormat.PARQUET)
-                    .build();
-            PositionDeleteWriter<Record> positions =
-                    factory.newPosDeleteWriter(files.newOutputFile(), FileFormat.PARQUET, null);
-            try (positions) {
-                PositionDelete<Record> delete = PositionDelete.create();
-                positions.write(delete.set(first.location(), 2, null));
-                positions.write(delete.set(first.location(), 5, null));
-            }
-            DeleteFile positionDeletes = positions.toDeleteFile();
+            CompactReport report = new Compactor(settled(0.3)).compactTable(catalog, ID, Prune.NONE);
 
-            // equality deletes: ids 12, 13 and 17
-            EqualityDeleteWriter<Record> equality =
-                    factory.newEqDeleteWriter(files.newOutputFile(), FileFormat.PARQUET, null);
-            try (equality) {
-                for (long deleted : new long[] {12, 13, 17}) {
-                    Record key = org.apache.iceberg.data.GenericRecord.create(idOnly);
-                    key.setField("id", deleted);
-                    equality.write(key);
-                }
-            }
-            DeleteFile equalityDeletes = equality.toDeleteFile();
-            table.newRowDelta()
-                    .addDeletes(positionDeletes)
-                    .addDeletes(equalityDeletes)
-                    .commit();
-
-            List<Long> visible = TestTables.read(table).stream()
-                    .map(r -> (Long) r.getField("id"))
-                    .sorted()
-                    .collect(Collectors.toList());
-            assertThat(visible).hasSize(15).doesNotContain(2L, 5L, 12L, 13L, 17L);
-            List<String> before = TestTables.fingerprints(table);
-
-            CompactReport report = new Compactor(RebuildSettings.defaults()).compactTable(catalog, id, Prune.NONE);
-
-            Table rebuilt = catalog.loadTable(id);
+            Table rebuilt = catalog.loadTable(ID);
             assertThat(rebuilt.snapshots()).hasSize(1);
-            assertThat(TestTables.fingerprints(rebuilt)).isEqualTo(before);
+            assertThat(TestTables.fingerprints(rebuilt)).isEqualTo(upserts.rows());
+            assertThat(report.keptFiles()).as("2 of 10 rows deleted: below 0.3").isEqualTo(1);
+            assertThat(report.rows())
+                    .as("the second file, equality deletes applied")
+                    .isEqualTo(7);
+            assertThat(dataFiles(rebuilt))
+                    .contains(upserts.first().location())
+                    .doesNotContain(upserts.second().location())
+                    .hasSize(2);
+            assertThat(deletesOf(rebuilt).keySet())
+                    .containsExactly(upserts.positions().location());
+            assertThat(rebuilt.currentSnapshot().summary())
+                    .containsEntry("total-position-deletes", "2")
+                    .containsEntry("total-equality-deletes", "0");
+
+            // the kept position deletes apply to their file only: rows with those ids appended now stay
+            TestTables.append(rebuilt, List.of(TestTables.simpleRow(2), TestTables.simpleRow(12)));
+            assertThat(ids(rebuilt)).hasSize(17).containsOnlyOnce(2L, 12L).doesNotContain(5L, 13L, 17L);
+        }
+    }
+
+    @Test
+    void aFileDeletedAtOrAboveTheRatioIsRewrittenWithItsDeletesApplied() throws Exception {
+        try (MapDbCatalog catalog = TestTables.catalog(root)) {
+            Upserts upserts = upserts(catalog);
+
+            CompactReport report = new Compactor(settled(0.2)).compactTable(catalog, ID, Prune.NONE);
+
+            Table rebuilt = catalog.loadTable(ID);
+            assertThat(TestTables.fingerprints(rebuilt)).isEqualTo(upserts.rows());
+            assertThat(report.keptFiles()).isZero();
             assertThat(report.rows()).isEqualTo(15);
-            try (var tasks = rebuilt.newScan().planFiles()) {
-                tasks.forEach(task -> assertThat(task.deletes()).isEmpty());
-            }
+            assertThat(dataFiles(rebuilt))
+                    .doesNotContain(upserts.first().location(), upserts.second().location());
+            assertThat(deletesOf(rebuilt)).isEmpty();
+            assertThat(rebuilt.currentSnapshot().summary()).containsEntry("total-delete-files", "0");
+        }
+    }
+
+    @Test
+    void aFullRebuildAppliesEveryDelete() throws Exception {
+        try (MapDbCatalog catalog = TestTables.catalog(root)) {
+            Upserts upserts = upserts(catalog);
+
+            CompactReport report = new Compactor(RebuildSettings.defaults())
+                    .compactTable(new MapDbRebuildCatalog(catalog), ID, Prune.NONE, true);
+
+            Table rebuilt = catalog.loadTable(ID);
+            assertThat(rebuilt.snapshots()).hasSize(1);
+            assertThat(TestTables.fingerprints(rebuilt)).isEqualTo(upserts.rows());
+            assertThat(report.full()).isTrue();
+            assertThat(report.rows()).isEqualTo(15);
+            assertThat(deletesOf(rebuilt)).isEmpty();
             assertThat(rebuilt.currentSnapshot().summary()).containsEntry("total-delete-files", "0");
         }
     }

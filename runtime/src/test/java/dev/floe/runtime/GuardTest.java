@@ -110,25 +110,22 @@ class GuardTest {
     }
 
     @Test
-    void partitionedTableIsMonitoredButNotRebuilt() throws Exception {
-        Table table = catalog.createTable(
-                EVENTS,
-                TestTables.SIMPLE,
-                PartitionSpec.builderFor(TestTables.SIMPLE).bucket("id", 2).build());
-        for (int i = 0; i < 12; i++) {
-            org.apache.iceberg.DataFile file = org.apache.iceberg.DataFiles.builder(table.spec())
-                    .withPath(root.resolve("never-read-" + i + ".parquet").toString())
-                    .withPartitionPath("id_bucket=" + (i % 2))
-                    .withFileSizeInBytes(10)
-                    .withRecordCount(1)
-                    .build();
-            guardedCommit(table, () -> table.newFastAppend().appendFile(file).commit());
+    void aTableWithATagIsMonitoredButNotRebuiltAndNoRebuildIsTried() throws Exception {
+        Table table = catalog.createTable(EVENTS, TestTables.SIMPLE);
+        TestTables.append(table, TestTables.simpleRows(0, 1));
+        table.manageSnapshots()
+                .createTag("audited", table.currentSnapshot().snapshotId())
+                .commit();
+        for (int i = 1; i < 12; i++) {
+            long from = i;
+            guardedCommit(table, () -> TestTables.append(table, TestTables.simpleRows(from, 1)));
         }
         guard.awaitIdle(Duration.ofMinutes(1));
 
         assertThat(catalog.loadTableUncached(EVENTS).snapshots()).hasSize(12);
         assertThat(guard.metrics(EVENTS).getSnapshots()).isEqualTo(12);
         assertThat(guard.metrics(EVENTS).getRebuilds()).isZero();
+        assertThat(guard.getErrors()).as("refused before a rebuild is queued").isZero();
     }
 
     @Test
