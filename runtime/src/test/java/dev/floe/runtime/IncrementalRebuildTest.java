@@ -33,6 +33,7 @@ class IncrementalRebuildTest {
         s.targetFileBytes = 256 << 10;
         s.rowGroupRows = 2_000;
     });
+
     static final int ROWS = 1_000;
     static final int COMMITS = 100;
 

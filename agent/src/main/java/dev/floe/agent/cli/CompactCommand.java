@@ -40,6 +40,12 @@ final class CompactCommand extends HostCommand {
                     + " during the rebuild; put its jar on --classpath. Default: floe.rebuild.prune-class.")
     String pruneClass;
 
+    @Option(
+            names = "--full",
+            description = "Rewrite every file, applying every delete, instead of only the small files and those whose"
+                    + " deletes are due (settled files are otherwise kept as they are).")
+    boolean full;
+
     @Option(names = "--dry-run", description = "Say what would happen (files, rows, bytes) and change nothing.")
     boolean dryRun;
 

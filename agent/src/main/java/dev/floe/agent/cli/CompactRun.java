@@ -7,6 +7,7 @@ import dev.floe.runtime.Compactor;
 import dev.floe.runtime.CrashPoint;
 import dev.floe.runtime.HandleRegistry;
 import dev.floe.runtime.Prune;
+import dev.floe.runtime.RebuildPreview;
 import dev.floe.runtime.RebuildRefusal;
 import dev.floe.runtime.RebuildSettings;
 import dev.floe.runtime.ReclaimJob;
@@ -48,6 +49,7 @@ final class CompactRun {
                         metadata,
                         source,
                         settings,
+                        command.full,
                         config.settings().prune().get() != Prune.NONE);
             }
             Prune prune = config.settings().prune().get();
@@ -56,7 +58,7 @@ final class CompactRun {
                     new Compactor(settings, new WriterGate(), new HandleRegistry(0), progress, Clock.systemUTC());
             CompactReport report;
             try {
-                report = compactor.compactTable(session.rebuild(), identifier, progress.counting(prune));
+                report = compactor.compactTable(session.rebuild(), identifier, progress.counting(prune), command.full);
             } finally {
                 progress.close();
             }
@@ -82,6 +84,7 @@ final class CompactRun {
             TableMetadata metadata,
             SourceStats source,
             RebuildSettings settings,
+            boolean full,
             boolean pruned) {
         String refused = RebuildRefusal.of(metadata);
         out.println("floe: dry run of compact " + identifier + " (nothing is changed)");
@@ -90,15 +93,22 @@ final class CompactRun {
             out.flush();
             return FloeCli.FAILED;
         }
-        long files = Math.max(1, (source.bytes() + settings.targetFileBytes() - 1) / settings.targetFileBytes());
+        RebuildPreview plan = RebuildPreview.of(session.load(identifier), metadata, settings, full);
+        long written = plan.rewrittenFiles() == 0
+                ? 0
+                : Math.max(1, (plan.rewrittenBytes() + settings.targetFileBytes() - 1) / settings.targetFileBytes());
         int retiredMetadata =
                 RetiredMetadata.of(session.rebuild(), identifier, metadata).size();
         out.println("  snapshots       " + Text.count(metadata.snapshots().size()) + " -> 1");
-        out.println("  data files      " + Text.count(source.dataFiles()) + " -> " + Text.count(files) + " (at most "
-                + Text.bytes(settings.targetFileBytes()) + " each, ZSTD level " + settings.zstdLevel() + ")");
-        out.println("  rows            " + Text.count(source.rows()) + " streamed"
+        out.println("  data files      " + Text.count(source.dataFiles()) + " -> about "
+                + Text.count(plan.keptFiles() + written) + " (" + Text.count(plan.keptFiles()) + " kept as they are, "
+                + Text.count(plan.rewrittenFiles()) + " packed into about " + Text.count(written) + " of at most "
+                + Text.bytes(settings.targetFileBytes()) + ", ZSTD level " + settings.zstdLevel()
+                + (plan.full() ? "; a full rebuild" : "") + ")");
+        out.println("  rows            " + Text.count(plan.rewrittenRows()) + " streamed"
                 + (pruned ? " (the prune is not run in a dry run: it may drop some)" : ", all kept"));
-        out.println("  bytes read      " + Text.count(source.bytes()) + " (" + Text.bytes(source.bytes()) + ")");
+        out.println("  bytes read      " + Text.count(plan.rewrittenBytes()) + " (" + Text.bytes(plan.rewrittenBytes())
+                + ")");
         out.println("  retires         " + Text.count(retiredMetadata) + " metadata files and what only they"
                 + " reference, deleted " + Text.duration(settings.reclaimGrace()) + " after the swap");
         out.flush();
