@@ -44,13 +44,19 @@ public final class Bench {
             "              rows in the same JVM (RebuildHost throughput, 2M rows in 40 files): throughput.csv",
             "  lowheap     a rebuild at -Xmx128m of a table over 5x that, incompressible rows: lowheap.csv",
             "  stall       an appender's worst commit latency while a rebuild of a 1M, 5M, 20M-row table",
-            "              runs, minus its normal (p50) latency before the rebuild: stall.csv",
+            "              runs (rebuilt once before: its files settled), minus its normal (p50) latency",
+            "              before the rebuild: stall.csv",
             "  overhead    commit p50 with the agent attached and its triggers off, against no agent, in",
             "              5 alternating pairs of 500 commits: overhead.csv",
             "  jdbc        the sample ingest on Iceberg's JdbcCatalog over a SQLite file (clients=1,",
             "              jdbc.schema-version=V1), N = 2000 single-file commits of 10 rows, unguarded and",
             "              guarded (the agent with floe.tables=bench.events, rebuilt in place): metadata on",
             "              disk, snapshots, data files, rows read back, commit p50/p99: jdbc-growth.csv",
+            "  incremental write amplification over a long ingest (5,000 commits of 1,000 rows, a rebuild",
+            "              every 100 snapshots, 8 MiB target files): incremental, partitioned by hour, and",
+            "              the whole table at every rebuild; a full scan of the result against the same table",
+            "              rewritten whole; one rebuild of 100 new commits on a settled 20 M against a 1 M-row",
+            "              table: incremental-wa.csv, incremental-scan.csv, incremental-rebuild.csv",
             "",
             "options:",
             "  --quick       small sizes, to check that everything runs (a few minutes); results go to",
@@ -83,6 +89,7 @@ public final class Bench {
         parts.put("stall", StallBench::run);
         parts.put("overhead", OverheadBench::run);
         parts.put("jdbc", JdbcGrowthBench::run);
+        parts.put("incremental", IncrementalBench::run);
         return parts;
     }
 

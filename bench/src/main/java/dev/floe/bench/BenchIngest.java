@@ -7,6 +7,7 @@ import dev.floe.samples.TableHandle;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Paths;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -58,7 +59,9 @@ public final class BenchIngest extends Ingest {
             "                           collections happen between commits, outside their latency)",
             "",
             "Its RESULT line adds: liveMetadataBytes= maintenanceMs= peakHeapBytes= peakLiveHeapBytes=",
-            "liveHeapBytes= firstCollapseAt= mode=",
+            "liveHeapBytes= firstCollapseAt= mode= hostDataBytes= processWriteBytes=",
+            "hostDataBytes is the bytes of the data files this program appended; processWriteBytes what",
+            "the whole process passed to write calls (/proc/self/io wchar: data, metadata, catalog, logs);",
             "liveMetadataBytes counts only the metadata files the fresh table still references (its",
             "metadata file, the previous ones its log names, manifest lists, manifests); maintenanceMs is",
             "the total time of the expiries; peakHeapBytes the most used heap seen by a sampler every",
@@ -88,6 +91,7 @@ public final class BenchIngest extends Ingest {
     private final AtomicInteger commits = new AtomicInteger();
     private final AtomicInteger firstCollapseAt = new AtomicInteger();
     private final AtomicLong maintenanceNanos = new AtomicLong();
+    private final AtomicLong hostDataBytes = new AtomicLong();
     private final ThreadLocal<long[]> expireNanos = ThreadLocal.withInitial(() -> new long[1]);
     private volatile boolean stop;
 
@@ -128,12 +132,16 @@ public final class BenchIngest extends Ingest {
     }
 
     @Override
-    protected void commit(TableHandle handle, DataFile file) throws Exception {
+    protected void commit(TableHandle handle, List<DataFile> files) throws Exception {
         long expired = 0;
+        hostDataBytes.addAndGet(
+                files.stream().mapToLong(DataFile::fileSizeInBytes).sum());
         if (!options.maintained()) {
-            super.commit(handle, file);
+            super.commit(handle, files);
         } else {
-            handle.table().newAppend().appendFile(file).commit();
+            org.apache.iceberg.AppendFiles append = handle.table().newAppend();
+            files.forEach(append::appendFile);
+            append.commit();
             if (commits.incrementAndGet() % options.expireEvery() == 0) {
                 long e0 = System.nanoTime();
                 handle.table()
@@ -197,6 +205,22 @@ public final class BenchIngest extends Ingest {
         values.put("maintenanceMs", Long.toString(maintenanceNanos.get() / 1_000_000));
         values.put("firstCollapseAt", Integer.toString(firstCollapseAt.get()));
         values.put("mode", options.maintained() ? "maintained" : "fast");
+        values.put("hostDataBytes", Long.toString(hostDataBytes.get()));
+        values.put("processWriteBytes", Long.toString(processWriteBytes()));
+    }
+
+    /** Bytes this process has passed to write calls so far (Linux {@code /proc/self/io} wchar), -1 if unknown. */
+    static long processWriteBytes() {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/io"))) {
+                if (line.startsWith("wchar:")) {
+                    return Long.parseLong(line.substring("wchar:".length()).trim());
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux, or not readable: unknown
+        }
+        return -1;
     }
 
     @Override

@@ -88,6 +88,40 @@ final class Harness {
         return child;
     }
 
+    /**
+     * The operator CLI, {@code java -jar floe-agent.jar --classpath <this jar and its lib> <args>}, as
+     * an operator runs it beside a host: its log under work/logs/<name>.log.
+     */
+    ChildJvm.Run cli(String name, List<String> args) throws IOException, InterruptedException {
+        Path log = work.resolve("logs").resolve(name + ".log");
+        System.out.printf(Locale.ROOT, "  %s: running the CLI (log %s)%n", name, log);
+        List<String> all = new ArrayList<>(List.of("--classpath", hostClassPath()));
+        all.addAll(args);
+        ChildJvm.Run child = new ChildJvm("dev.floe.agent.boot.AgentBoot", all)
+                .classPath(agentJar.toString())
+                .directory(repo)
+                .run(log);
+        System.out.printf(Locale.ROOT, "  %s: exit %d, %.1f s%n", name, child.exitCode(), child.seconds());
+        if (child.exitCode() != 0) {
+            throw new IllegalStateException(name + ": the CLI exited " + child.exitCode() + "; see " + log);
+        }
+        return child;
+    }
+
+    /** This jar and every jar of its lib/, as a class path: what the CLI's --classpath is given. */
+    private String hostClassPath() throws IOException {
+        List<String> entries = new ArrayList<>(List.of(classPath.split(java.io.File.pathSeparator)));
+        Path lib = Path.of(entries.get(0)).getParent() == null
+                ? null
+                : Path.of(entries.get(0)).getParent().resolve("lib");
+        if (lib != null && Files.isDirectory(lib)) {
+            try (Stream<Path> jars = Files.list(lib)) {
+                jars.sorted().forEach(jar -> entries.add(jar.toString()));
+            }
+        }
+        return String.join(java.io.File.pathSeparator, entries);
+    }
+
     /** The benchmarks' ingest host on a table bench.events of the catalog in {@code dir}. */
     ChildJvm.Run ingest(String name, List<String> jvm, Path dir, long commits, long rowsPerCommit, int threads)
             throws IOException, InterruptedException {

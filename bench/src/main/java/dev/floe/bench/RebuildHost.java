@@ -276,7 +276,7 @@ public final class RebuildHost {
         DataFile write(Table table, long firstId, int count) throws IOException;
     }
 
-    private static Table create(Catalog catalog, TableIdentifier id, Schema schema) {
+    static Table create(Catalog catalog, TableIdentifier id, Schema schema) {
         if (catalog instanceof SupportsNamespaces && !((SupportsNamespaces) catalog).namespaceExists(id.namespace())) {
             ((SupportsNamespaces) catalog).createNamespace(id.namespace());
         }
@@ -287,7 +287,7 @@ public final class RebuildHost {
     }
 
     /** {@code files} single-file commits, {@code rows} rows in all; files written on two threads. */
-    private static void build(Table table, long rows, int files, FileWriter writer) throws Exception {
+    static void build(Table table, long rows, int files, FileWriter writer) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
             List<Future<DataFile>> pending = new ArrayList<>();

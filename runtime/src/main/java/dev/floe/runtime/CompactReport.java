@@ -84,10 +84,10 @@ public record CompactReport(
                 .map(e -> e.getKey() + "=" + e.getValue().toMillis() + "ms")
                 .collect(Collectors.joining(" "));
         return "rebuilt " + table + (full ? " whole" : "") + ": " + snapshotsBefore + " snapshots -> 1, data files "
-                + dataFilesBefore + " -> " + dataFilesAfter + ", kept " + keptFiles + " files (" + keptRows
-                + " rows) as they were, rewrote rows " + rows + " (pruned " + rowsPruned + ") into " + bytesWritten
-                + " bytes, carried " + carriedRows + " rows in " + carriedFiles + " files appended meanwhile, bytes "
-                + bytesBefore + " -> " + bytesAfter + ", attempts " + attempts + ", "
+                + dataFilesBefore + " -> " + dataFilesAfter + ", kept " + keptFiles + " files of " + keptRows
+                + " rows as they were, rows " + rows + " (pruned " + rowsPruned + ", carried " + carriedRows + " in "
+                + carriedFiles + " files), written " + bytesWritten + " bytes, bytes " + bytesBefore + " -> "
+                + bytesAfter + ", attempts " + attempts + ", "
                 + timing + ", reclaim job " + reclaimJob + " " + retired + " after the grace window, " + handlesReloaded
                 + " handles reloaded";
     }

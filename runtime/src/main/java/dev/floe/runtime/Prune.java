@@ -16,4 +16,13 @@ public interface Prune {
 
     /** True to leave {@code row} out of the rebuilt table. */
     boolean drop(Record row) throws Exception;
+
+    /**
+     * Whether this prune keeps every row whatever it is given, so that a rebuild need not read the
+     * files it keeps as they are through it ({@link #NONE}; a wrapper of a prune says what the
+     * wrapped one does).
+     */
+    default boolean keepsEveryRow() {
+        return this == NONE;
+    }
 }

@@ -87,7 +87,7 @@ final class RebuildPlanner {
         List<DataFile> kept = new ArrayList<>();
         Map<String, DeleteFile> deletes = new LinkedHashMap<>();
         for (FileScanTask task : candidates) {
-            if (prune != Prune.NONE && prunesARow(task, base, live, prune)) {
+            if (!prune.keepsEveryRow() && prunesARow(task, base, live, prune)) {
                 rewrite.computeIfAbsent(task.file().partition(), p -> new ArrayList<>())
                         .add(task);
                 continue;

@@ -37,7 +37,7 @@ import org.apache.iceberg.util.StructLikeWrapper;
  * <p>Partitions: the rows of one {@link #write} go into one partition of the table's spec, or, when
  * routed (rows of files written under an earlier spec), each into the partition the current spec
  * gives it. Routed, at most {@value #MAX_OPEN} files are open at once, each with that share of the
- * row-group bytes, as Iceberg's fanout writers but bounded: the least recently written is closed
+ * row-group, page and dictionary bytes, as Iceberg's fanout writers but bounded: the least recently written is closed
  * when another partition needs a file.
  *
  * <p>On any failure every file this writer started is deleted before the error is rethrown.
@@ -55,6 +55,13 @@ final class RollingParquetWriter {
     private final Table table;
     private final RebuildSettings settings;
     private final Consumer<String> onFileStarted;
+    /**
+     * Closed file's bytes per byte its writer estimated at the close, as last seen. Parquet's estimate
+     * counts each column's page in progress uncompressed, so a file closed on it comes out smaller
+     * than the target (by half, for a few MiB); later files of this writer roll at the target over
+     * this share, so they come out at about the target, and settle ({@link SizeTiers}).
+     */
+    private double closedPerEstimated = 1.0;
 
     /**
      * @param table where the files go: its schema, spec, location provider and io
@@ -71,6 +78,17 @@ final class RollingParquetWriter {
     record Result(List<DataFile> files, long rowsIn, long rowsOut) {
         long bytes() {
             return files.stream().mapToLong(DataFile::fileSizeInBytes).sum();
+        }
+    }
+
+    /** The estimated length at which the open file is closed. */
+    private long rollAt() {
+        return (long) (settings.targetFileBytes() / closedPerEstimated);
+    }
+
+    private void learn(long estimated, long closed) {
+        if (estimated > 0 && closed > 0) {
+            closedPerEstimated = Math.max(0.1, Math.min(1.0, (double) closed / estimated));
         }
     }
 
@@ -147,7 +165,18 @@ final class RollingParquetWriter {
             factory = appenderFactory();
             long rowGroup = rowGroupBytes(sample);
             if (key != null) {
+                // each open file gets its share of what one file buffers: row group, page, dictionary
                 rowGroup = Math.max(MIN_ROW_GROUP_BYTES, rowGroup / MAX_OPEN);
+                factory.set(
+                        TableProperties.PARQUET_PAGE_SIZE_BYTES,
+                        Long.toString(share(
+                                TableProperties.PARQUET_PAGE_SIZE_BYTES,
+                                TableProperties.PARQUET_PAGE_SIZE_BYTES_DEFAULT)));
+                factory.set(
+                        TableProperties.PARQUET_DICT_SIZE_BYTES,
+                        Long.toString(share(
+                                TableProperties.PARQUET_DICT_SIZE_BYTES,
+                                TableProperties.PARQUET_DICT_SIZE_BYTES_DEFAULT)));
             }
             factory.set(TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, Long.toString(rowGroup));
             factory.set(
@@ -163,9 +192,13 @@ final class RollingParquetWriter {
             file.writer.write(row);
             rowsOut += 1;
             file.rows += 1;
-            if (file.rows % SIZE_CHECK_ROWS == 0 && file.writer.length() >= settings.targetFileBytes()) {
-                open.remove(file.key);
-                close(file);
+            if (file.rows % SIZE_CHECK_ROWS == 0) {
+                long estimated = file.writer.length();
+                if (estimated >= rollAt()) {
+                    open.remove(file.key);
+                    close(file);
+                    learn(estimated, written.get(written.size() - 1).fileSizeInBytes());
+                }
             }
         }
 
@@ -244,6 +277,12 @@ final class RollingParquetWriter {
                 this.writer = factory.newDataWriter(out, FileFormat.PARQUET, partition);
             }
         }
+    }
+
+    /** One open file's share of the table's {@code property} (bytes), when rows are routed. */
+    private long share(String property, long fallback) {
+        long whole = org.apache.iceberg.util.PropertyUtil.propertyAsLong(table.properties(), property, fallback);
+        return Math.max(8L << 10, whole / MAX_OPEN);
     }
 
     private GenericAppenderFactory appenderFactory() {

@@ -18,12 +18,14 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A child JVM at -Xmx64m rebuilds a table whose Parquet data is several times its heap: memory
- * stays at about one row group, whatever the table size.
+ * stays at about one row group, whatever the table size, unpartitioned or partitioned, and when
+ * every row goes to a partition of a newer spec (a bounded number of files open at once).
  */
 class LowHeapRebuildTest {
     static final Schema WIDE = new Schema(
@@ -34,14 +36,21 @@ class LowHeapRebuildTest {
     @TempDir
     Path root;
 
-    @Test
-    void rebuildsATableSeveralTimesTheHeap() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"unpartitioned", "bucketed", "earlier spec"})
+    void rebuildsATableSeveralTimesTheHeap(String layout) throws Exception {
         TableIdentifier id = TableIdentifier.of("db", "big");
         long rows = 0;
         long bytes;
         try (MapDbCatalog catalog = TestTables.catalog(root)) {
             catalog.createNamespace(Namespace.of("db"));
             Table table = catalog.buildTable(id, WIDE)
+                    .withPartitionSpec(
+                            layout.equals("bucketed")
+                                    ? org.apache.iceberg.PartitionSpec.builderFor(WIDE)
+                                            .bucket("id", 4)
+                                            .build()
+                                    : org.apache.iceberg.PartitionSpec.unpartitioned())
                     .withProperty(TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, Integer.toString(4 << 20))
                     .create();
             Random random = new Random(7);
@@ -55,9 +64,18 @@ class LowHeapRebuildTest {
                     row.setField("payload", java.nio.ByteBuffer.wrap(payload));
                     batch.add(row);
                 }
-                AppendFiles append = table.newFastAppend();
-                append.appendFile(TestTables.writeFile(table, batch));
-                append.commit();
+                if (layout.equals("bucketed")) {
+                    PartitionedRebuildTest.appendByPartition(table, batch);
+                } else {
+                    AppendFiles append = table.newFastAppend();
+                    append.appendFile(TestTables.writeFile(table, batch));
+                    append.commit();
+                }
+            }
+            if (layout.equals("earlier spec")) {
+                table.updateSpec()
+                        .addField(org.apache.iceberg.expressions.Expressions.bucket("id", 4))
+                        .commit();
             }
             table.refresh();
             bytes = Long.parseLong(table.currentSnapshot().summary().get("total-files-size"));
@@ -91,8 +109,13 @@ class LowHeapRebuildTest {
             Table rebuilt = catalog.loadTable(id);
             assertThat(rebuilt.snapshots()).hasSize(1);
             assertThat(rebuilt.currentSnapshot().summary()).containsEntry("total-records", Long.toString(rows));
-            assertThat(Integer.parseInt(rebuilt.currentSnapshot().summary().get("total-data-files")))
-                    .isBetween(3, 6);
+            int files = Integer.parseInt(rebuilt.currentSnapshot().summary().get("total-data-files"));
+            assertThat(files)
+                    .isBetween(layout.equals("unpartitioned") ? 3 : 4, layout.equals("unpartitioned") ? 6 : 12);
+            if (!layout.equals("unpartitioned")) {
+                PartitionedRebuildTest.assertEveryRowIsInItsFilesPartition(rebuilt);
+                assertThat(PartitionedRebuildTest.partitionsOf(rebuilt)).hasSize(4);
+            }
         }
     }
 }

@@ -192,6 +192,7 @@ class PartitionedRebuildTest {
             partitions.putIfAbsent(wrapped, wrapped.get());
         }
         GenericAppenderFactory factory = new GenericAppenderFactory(table.schema(), table.spec());
+        factory.setAll(table.properties());
         OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
                 .format(FileFormat.PARQUET)
                 .build();

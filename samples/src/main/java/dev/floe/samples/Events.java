@@ -39,6 +39,45 @@ public final class Events {
         return writeFile(table, firstId, count, Events::row);
     }
 
+    /**
+     * Writes rows {@code firstId .. firstId+count-1} to new Parquet data files, one per partition of
+     * the table's spec they fall in (one file when unpartitioned); no commit.
+     */
+    public static java.util.List<DataFile> writeFiles(Table table, long firstId, int count) throws IOException {
+        if (!table.spec().isPartitioned()) {
+            return java.util.List.of(writeFile(table, firstId, count));
+        }
+        Schema schema = table.schema();
+        GenericAppenderFactory appenders = new GenericAppenderFactory(schema, table.spec());
+        appenders.setAll(table.properties());
+        OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
+                .format(FileFormat.PARQUET)
+                .build();
+        org.apache.iceberg.PartitionKey key = new org.apache.iceberg.PartitionKey(table.spec(), schema);
+        org.apache.iceberg.data.InternalRecordWrapper wrapper =
+                new org.apache.iceberg.data.InternalRecordWrapper(schema.asStruct());
+        java.util.Map<org.apache.iceberg.PartitionKey, DataWriter<Record>> writers = new java.util.LinkedHashMap<>();
+        GenericRecord template = GenericRecord.create(schema);
+        try {
+            for (long id = firstId; id < firstId + count; id++) {
+                Record row = row(template, id);
+                key.partition(wrapper.wrap(row));
+                DataWriter<Record> writer = writers.get(key);
+                if (writer == null) {
+                    org.apache.iceberg.PartitionKey copy = key.copy();
+                    writer = appenders.newDataWriter(files.newOutputFile(table.spec(), copy), FileFormat.PARQUET, copy);
+                    writers.put(copy, writer);
+                }
+                writer.write(row);
+            }
+        } finally {
+            for (DataWriter<Record> writer : writers.values()) {
+                writer.close();
+            }
+        }
+        return writers.values().stream().map(DataWriter::toDataFile).toList();
+    }
+
     /** One row of a table, made from a copy of its schema's template record. */
     @FunctionalInterface
     public interface RowMaker {

@@ -13,9 +13,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.HdrHistogram.Histogram;
+import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
@@ -67,6 +67,8 @@ public class Ingest implements AutoCloseable {
             "  -Dingest.pace-ms=N       each thread starts a commit at most every N ms, as an ingest that",
             "                           commits on a schedule does (default 0: back to back)",
             "  -Dingest.catalog.KEY=V   override catalog property KEY (e.g. -Dingest.catalog.warehouse=/tmp/w)",
+            "  -Dingest.partition=none  (default) how a new table is partitioned: none, hour, day (of ts) or\n"
+                    + "                           bucket:N (of id); each commit writes one file per partition",
             "  -Dingest.local-fs=nio    (default) hand the catalog a Hadoop configuration whose file: file",
             "                           system sets permissions without forking chmod per file",
             "  -Dingest.local-fs=hadoop pass no Hadoop configuration: the catalog's own choice",
@@ -163,9 +165,11 @@ public class Ingest implements AutoCloseable {
         return Map.of();
     }
 
-    /** Makes one commit of {@code file}; its time is the commit's latency. */
-    protected void commit(TableHandle handle, DataFile file) throws Exception {
-        handle.table().newFastAppend().appendFile(file).commit();
+    /** Makes one commit of {@code files} (one per partition); its time is the commit's latency. */
+    protected void commit(TableHandle handle, List<DataFile> files) throws Exception {
+        AppendFiles append = handle.table().newFastAppend();
+        files.forEach(append::appendFile);
+        append.commit();
     }
 
     /** Called on the committing thread after each commit, outside its latency. */
@@ -313,9 +317,9 @@ public class Ingest implements AutoCloseable {
                                     && (index = next.getAndIncrement()) < settings.commits) {
                                 nextStart = settings.pace(nextStart);
                                 long first = firstId + (long) index * settings.rowsPerCommit;
-                                DataFile file = Events.writeFile(handle.table(), first, settings.rowsPerCommit);
+                                List<DataFile> files = Events.writeFiles(handle.table(), first, settings.rowsPerCommit);
                                 long t0 = System.nanoTime();
-                                commit(handle, file);
+                                commit(handle, files);
                                 int seq = done.getAndIncrement();
                                 long latency = System.nanoTime() - t0;
                                 long endMillis = System.currentTimeMillis();
@@ -378,7 +382,7 @@ public class Ingest implements AutoCloseable {
         properties.put(TableProperties.COMMIT_NUM_RETRIES, "10");
         properties.putAll(required);
         try {
-            return catalog.createTable(id, Events.SCHEMA, PartitionSpec.unpartitioned(), properties);
+            return catalog.createTable(id, Events.SCHEMA, settings.spec(), properties);
         } catch (AlreadyExistsException raced) {
             return catalog.loadTable(id);
         }

@@ -31,6 +31,8 @@ public final class IngestSettings {
     final long paceMillis;
 
     final boolean nioLocalFs;
+    /** How a new table is partitioned ({@code -Dingest.partition}): none, hour, day or bucket:N. */
+    final String partition;
 
     private IngestSettings(String[] args) {
         if (args.length != 5) {
@@ -71,6 +73,28 @@ public final class IngestSettings {
         stopFile = stop == null || stop.isBlank() ? null : Paths.get(stop.trim());
         paceMillis = option("ingest.pace-ms", 0, 0);
         nioLocalFs = choice("ingest.local-fs", "nio", "hadoop").equals("nio");
+        partition = System.getProperty("ingest.partition", "none").trim();
+        spec(); // a bad value is refused before anything runs
+    }
+
+    /** The partition spec of a table this ingest creates. */
+    org.apache.iceberg.PartitionSpec spec() {
+        org.apache.iceberg.PartitionSpec.Builder spec = org.apache.iceberg.PartitionSpec.builderFor(Events.SCHEMA);
+        if (partition.equals("none")) {
+            return spec.build();
+        } else if (partition.equals("hour")) {
+            return spec.hour("ts").build();
+        } else if (partition.equals("day")) {
+            return spec.day("ts").build();
+        } else if (partition.startsWith("bucket:")) {
+            try {
+                return spec.bucket("id", Integer.parseInt(partition.substring("bucket:".length())))
+                        .build();
+            } catch (IllegalArgumentException e) {
+                // reported below
+            }
+        }
+        throw new IllegalArgumentException("-Dingest.partition=" + partition + " is not none, hour, day or bucket:N");
     }
 
     /**

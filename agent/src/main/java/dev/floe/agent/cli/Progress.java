@@ -62,9 +62,17 @@ final class Progress implements CompactionProbe, AutoCloseable {
 
     /** {@code prune}, counting every row it sees. */
     Prune counting(Prune prune) {
-        return row -> {
-            rows.incrementAndGet();
-            return prune.drop(row);
+        return new Prune() {
+            @Override
+            public boolean drop(org.apache.iceberg.data.Record row) throws Exception {
+                rows.incrementAndGet();
+                return prune.drop(row);
+            }
+
+            @Override
+            public boolean keepsEveryRow() {
+                return prune.keepsEveryRow();
+            }
         };
     }
 

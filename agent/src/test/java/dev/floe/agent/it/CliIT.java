@@ -233,8 +233,11 @@ class CliIT {
         assertThat(run.output())
                 .contains("dry run of compact db.events (nothing is changed)")
                 .containsPattern("snapshots +" + COMMITS + " -> 1")
-                .containsPattern("data files +" + COMMITS + " -> 1 ")
+                .containsPattern("data files +" + COMMITS + " -> about 1 \\(0 kept as they are, " + COMMITS + " packed")
                 .containsPattern("rows +" + COMMITS * ROWS + " streamed");
+        Jvm.Run full = floe("compact", "--catalog", catalogProperties.toString(), "db.events", "--dry-run", "--full");
+        assertThat(full.exitCode()).as(full.output()).isZero();
+        assertThat(full.output()).contains("; a full rebuild)");
         assertThat(CliIT.<String>withCatalog(c -> c.metadataLocation(EVENTS))).isEqualTo(before);
         assertThat(CliIT.<Map<String, String>>withCatalog(c -> c.durableEntries("floe.reclaim")))
                 .isEmpty();
@@ -257,7 +260,7 @@ class CliIT {
                         + " rows \\(100%\\).*rows/s.*all rows written")
                 .contains("floe: compact db.events: swapped the rebuilt table into db.events")
                 .contains("floe: rebuilt db.events: " + COMMITS + " snapshots -> 1, data files " + COMMITS
-                        + " -> 1, rows " + COMMITS * ROWS)
+                        + " -> 1, kept 0 files of 0 rows as they were, rows " + COMMITS * ROWS)
                 .containsPattern("reclaim job db\\.events__c\\d+: \\d+ files to delete, due ");
         assertThat(run.output()).doesNotContain("\r");
         assertThat(CliIT.<Integer>withCatalog(
