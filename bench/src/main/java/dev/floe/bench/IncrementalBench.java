@@ -42,7 +42,7 @@ final class IncrementalBench {
         boolean quick = h.sizes.quick;
         int commits = quick ? 1_000 : 5_000;
         int rows = quick ? 200 : 1_000;
-        int every = quick ? 20 : 100;
+        int every = quick ? 20 : 80;
         String target = quick ? "1MiB" : "8MiB";
         List<Mode> modes = List.of(
                 new Mode("incremental", "incremental, unpartitioned", List.of()),

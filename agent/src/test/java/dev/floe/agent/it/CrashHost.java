@@ -36,7 +36,14 @@ public final class CrashHost {
             ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
         }
         if (!catalog.tableExists(EVENTS)) {
-            catalog.createTable(EVENTS, SCHEMA);
+            catalog.createTable(
+                    EVENTS,
+                    SCHEMA,
+                    Boolean.getBoolean("crash.partitioned")
+                            ? org.apache.iceberg.PartitionSpec.builderFor(SCHEMA)
+                                    .bucket("id", 2)
+                                    .build()
+                            : org.apache.iceberg.PartitionSpec.unpartitioned());
         }
         Table table = catalog.loadTable(EVENTS);
         System.out.println("table-uuid " + table.uuid());
@@ -46,9 +53,9 @@ public final class CrashHost {
         int lastSnapshots = -1;
         int sinceCollapse = -1;
         for (int commit = 0; commit < maxCommits; commit++) {
-            table.newFastAppend()
-                    .appendFile(CrashHostFiles.write(table, next, rows))
-                    .commit();
+            org.apache.iceberg.AppendFiles append = table.newFastAppend();
+            CrashHostFiles.writeByPartition(table, next, rows).forEach(append::appendFile);
+            append.commit();
             System.out.println("acked " + next + " " + rows);
             System.out.flush();
             next += rows;

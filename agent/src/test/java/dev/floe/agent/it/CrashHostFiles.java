@@ -15,6 +15,56 @@ import org.apache.iceberg.io.OutputFileFactory;
 final class CrashHostFiles {
     private CrashHostFiles() {}
 
+    /** Extra payload characters per row, from {@code -Dcrash.payload-chars} (0: "row-<id>" only). */
+    static final int PAYLOAD = Integer.getInteger("crash.payload-chars", 0);
+
+    /** The rows {@code firstId ..} in one file per partition of the table's spec they fall in. */
+    static java.util.List<DataFile> writeByPartition(Table table, long firstId, int count) throws IOException {
+        if (!table.spec().isPartitioned()) {
+            return java.util.List.of(write(table, firstId, count));
+        }
+        org.apache.iceberg.PartitionKey key = new org.apache.iceberg.PartitionKey(table.spec(), table.schema());
+        org.apache.iceberg.data.InternalRecordWrapper wrapper =
+                new org.apache.iceberg.data.InternalRecordWrapper(table.schema().asStruct());
+        java.util.Map<org.apache.iceberg.PartitionKey, java.util.List<Long>> ids = new java.util.LinkedHashMap<>();
+        for (long id = firstId; id < firstId + count; id++) {
+            key.partition(wrapper.wrap(row(table, id)));
+            ids.computeIfAbsent(key.copy(), k -> new java.util.ArrayList<>()).add(id);
+        }
+        java.util.List<DataFile> files = new java.util.ArrayList<>();
+        for (java.util.Map.Entry<org.apache.iceberg.PartitionKey, java.util.List<Long>> e : ids.entrySet()) {
+            files.add(write(table, e.getValue(), e.getKey()));
+        }
+        return files;
+    }
+
+    private static Record row(Table table, long id) {
+        GenericRecord row = GenericRecord.create(table.schema());
+        row.setField("id", id);
+        StringBuilder payload = new StringBuilder("row-").append(id);
+        for (long x = id; payload.length() < 4 + PAYLOAD; x = x * 6364136223846793005L + 1442695040888963407L) {
+            payload.append(Long.toHexString(x));
+        }
+        row.setField("payload", payload.toString());
+        return row;
+    }
+
+    private static DataFile write(Table table, java.util.List<Long> ids, StructLike partition) throws IOException {
+        GenericAppenderFactory factory = new GenericAppenderFactory(table.schema(), table.spec());
+        factory.setAll(table.properties());
+        OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
+                .format(FileFormat.PARQUET)
+                .build();
+        DataWriter<Record> writer =
+                factory.newDataWriter(files.newOutputFile(table.spec(), partition), FileFormat.PARQUET, partition);
+        try (writer) {
+            for (long id : ids) {
+                writer.write(row(table, id));
+            }
+        }
+        return writer.toDataFile();
+    }
+
     static DataFile write(Table table, long firstId, int count) throws IOException {
         GenericAppenderFactory factory = new GenericAppenderFactory(table.schema(), table.spec());
         factory.setAll(table.properties());
@@ -24,10 +74,7 @@ final class CrashHostFiles {
         DataWriter<Record> writer = factory.newDataWriter(files.newOutputFile(), FileFormat.PARQUET, (StructLike) null);
         try (writer) {
             for (long id = firstId; id < firstId + count; id++) {
-                GenericRecord row = GenericRecord.create(table.schema());
-                row.setField("id", id);
-                row.setField("payload", "row-" + id);
-                writer.write(row);
+                writer.write(row(table, id));
             }
         }
         return writer.toDataFile();
