@@ -130,6 +130,54 @@ class InPlaceRebuildTest {
     }
 
     @Test
+    void aKeptFileAndItsPositionDeletesStayAsTheyAreInPlace() throws Exception {
+        Table table = jdbc.buildTable(EVENTS, TestTables.SIMPLE)
+                .withProperty(org.apache.iceberg.TableProperties.FORMAT_VERSION, "2")
+                .create();
+        org.apache.iceberg.DataFile kept = TestTables.writeFile(table, TestTables.simpleRows(0, 10));
+        table.newFastAppend().appendFile(kept).commit();
+        TestTables.append(table, TestTables.simpleRows(10, 10));
+        org.apache.iceberg.data.GenericAppenderFactory factory = new org.apache.iceberg.data.GenericAppenderFactory(
+                table.schema(), table.spec(), new int[] {1}, table.schema().select("id"), null);
+        org.apache.iceberg.deletes.PositionDeleteWriter<Record> positions = factory.newPosDeleteWriter(
+                org.apache.iceberg.io.OutputFileFactory.builderFor(table, 1, 1)
+                        .format(org.apache.iceberg.FileFormat.PARQUET)
+                        .build()
+                        .newOutputFile(),
+                org.apache.iceberg.FileFormat.PARQUET,
+                null);
+        try (positions) {
+            positions.write(
+                    org.apache.iceberg.deletes.PositionDelete.<Record>create().set(kept.location(), 4, null));
+        }
+        table.newRowDelta().addDeletes(positions.toDeleteFile()).commit();
+        List<String> before = TestTables.fingerprints(table);
+
+        // every file settled: only the deletes decide, and one of ten rows is below the ratio
+        new Compactor(settings.with(s -> s.targetFileBytes = 1)).compactTable(catalog, EVENTS, Prune.NONE);
+
+        try (JdbcCatalog reader = jdbc()) {
+            Table rebuilt = reader.loadTable(EVENTS);
+            assertThat(rebuilt.snapshots()).hasSize(1);
+            assertThat(TestTables.fingerprints(rebuilt)).isEqualTo(before).hasSize(19);
+            java.util.Map<String, Integer> deletesPerFile = new java.util.HashMap<>();
+            try (var tasks = rebuilt.newScan().planFiles()) {
+                tasks.forEach(task -> deletesPerFile.put(
+                        task.file().location(), task.deletes().size()));
+            }
+            assertThat(deletesPerFile).containsEntry(kept.location(), 1).hasSize(2);
+            new Reclaimer(catalog).runDue(Instant.now());
+            Set<String> live = TestTables.localPaths(ReachableFiles.of(
+                    ((HasTableOperations) rebuilt).operations().refresh(), rebuilt.io()));
+            assertThat(dataFilesOnDisk())
+                    .as("the kept file and its deletes are live; nothing else of the old table is left")
+                    .isEqualTo(live.stream().filter(f -> f.endsWith(".parquet")).collect(Collectors.toSet()))
+                    .contains(kept.location().replace("file:", ""));
+            assertThat(TestTables.fingerprints(reader.loadTable(EVENTS))).isEqualTo(before);
+        }
+    }
+
+    @Test
     void anAppendFromAnotherProcessBeforeTheInstallIsCarriedAndInstalledAgainWithoutStreamingAgain() {
         tinyAppends(6, 5);
         int[] installs = {0};
