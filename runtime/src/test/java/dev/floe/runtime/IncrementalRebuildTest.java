@@ -114,6 +114,33 @@ class IncrementalRebuildTest {
     }
 
     @Test
+    void aTableSmallerThanOneTargetIsNotRewrittenWholeAtEveryRebuild() throws Exception {
+        Table table = catalog.createTable(EVENTS, TestTables.SIMPLE);
+        for (int i = 0; i < 20; i++) {
+            TestTables.append(table, TestTables.simpleRows(i * 5_000L, 5_000));
+        }
+        Compactor defaults = new Compactor(RebuildSettings.defaults()); // 512 MiB targets
+        defaults.compactTable(catalog, EVENTS, Prune.NONE);
+        Map<String, String> first = dataFiles(catalog.loadTable(EVENTS));
+        assertThat(first).hasSize(1);
+        table = catalog.loadTable(EVENTS);
+        for (int i = 0; i < 10; i++) {
+            TestTables.append(table, TestTables.simpleRows(100_000L + i * 100L, 100));
+        }
+
+        CompactReport second = defaults.compactTable(catalog, EVENTS, Prune.NONE);
+
+        assertThat(second.keptFiles())
+                .as("the first rebuild's file waits in its tier")
+                .isEqualTo(1);
+        assertThat(second.rows()).as("only the ten new commits are read").isEqualTo(1_000);
+        assertThat(dataFiles(catalog.loadTable(EVENTS)))
+                .containsAllEntriesOf(first)
+                .hasSize(2);
+        assertThat(TestTables.read(catalog.loadTable(EVENTS))).hasSize(101_000);
+    }
+
+    @Test
     void aFullRebuildRewritesTheSettledFilesToo() throws Exception {
         appendCommits(catalog.createTable(EVENTS, TestTables.SIMPLE), 0, COMMITS);
         new Compactor(SETTINGS).compactTable(catalog, EVENTS, Prune.NONE);
