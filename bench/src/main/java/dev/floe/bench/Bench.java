@@ -52,7 +52,7 @@ public final class Bench {
             "              jdbc.schema-version=V1), N = 2000 single-file commits of 10 rows, unguarded and",
             "              guarded (the agent with floe.tables=bench.events, rebuilt in place): metadata on",
             "              disk, snapshots, data files, rows read back, commit p50/p99: jdbc-growth.csv",
-            "  incremental write amplification over a long ingest (5,000 commits of 1,000 rows, a rebuild",
+            "  incremental write amplification over a long ingest (6,000 commits of 1,000 rows, a rebuild",
             "              every 80 snapshots, 8 MiB target files): incremental, partitioned by hour, and",
             "              the whole table at every rebuild; a full scan of the result against the same table",
             "              rewritten whole; one rebuild of 100 new commits on a settled 20 M against a 1 M-row",

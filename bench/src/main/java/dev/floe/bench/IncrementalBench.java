@@ -40,7 +40,7 @@ final class IncrementalBench {
 
     static void run(Harness h) throws Exception {
         boolean quick = h.sizes.quick;
-        int commits = quick ? 1_000 : 5_000;
+        int commits = quick ? 1_000 : 6_000;
         int rows = quick ? 200 : 1_000;
         int every = quick ? 20 : 80;
         String target = quick ? "1MiB" : "8MiB";
