@@ -93,11 +93,17 @@ final class Harness {
      * an operator runs it beside a host: its log under work/logs/<name>.log.
      */
     ChildJvm.Run cli(String name, List<String> args) throws IOException, InterruptedException {
+        return cli(name, List.of(), args);
+    }
+
+    /** {@link #cli(String, List)} with JVM options (-Dfloe.* settings: the CLI reads them as the agent does). */
+    ChildJvm.Run cli(String name, List<String> jvm, List<String> args) throws IOException, InterruptedException {
         Path log = work.resolve("logs").resolve(name + ".log");
         System.out.printf(Locale.ROOT, "  %s: running the CLI (log %s)%n", name, log);
         List<String> all = new ArrayList<>(List.of("--classpath", hostClassPath()));
         all.addAll(args);
         ChildJvm.Run child = new ChildJvm("dev.floe.agent.boot.AgentBoot", all)
+                .jvm(jvm)
                 .classPath(agentJar.toString())
                 .directory(repo)
                 .run(log);

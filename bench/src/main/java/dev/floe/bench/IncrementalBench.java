@@ -21,7 +21,8 @@ import java.util.regex.Pattern;
  *       rebuild ({@code floe.rebuild.full-every=1}, what floe did before). incremental-wa.csv has
  *       each rebuild's running figure.
  *   <li>Full scan of the long ingest's table once rebuilt incrementally ({@code compact}) against
- *       the same table rewritten whole ({@code compact --full}).
+ *       the same table rewritten whole ({@code compact --full}), both with the ingest's target file
+ *       size.
  *   <li>One rebuild of the same new data (100 commits of 1,000 rows) on a settled 20 M-row table
  *       against a settled 1 M-row one: incremental-rebuild.csv.
  * </ul>
@@ -128,7 +129,7 @@ final class IncrementalBench {
                     Figure.side("after " + (int) a[2] / 2, a[1]),
                     incremental ? Aim.atMost(1.1, "<= 1.1 (flat)") : Aim.NONE));
         }
-        scan(h, scanned);
+        scan(h, scanned, List.of("-Dfloe.rebuild.target-file-bytes=" + target));
         rebuildTime(h);
     }
 
@@ -136,13 +137,13 @@ final class IncrementalBench {
      * The long ingest's table, rebuilt once more as the agent would (the commits since its last
      * rebuild packed, settled files kept) and scanned; then rewritten whole and scanned again.
      */
-    private static void scan(Harness h, Path dir) throws Exception {
+    private static void scan(Harness h, Path dir, List<String> target) throws Exception {
         Path props = Harness.catalogProperties(dir);
-        h.cli("incremental-last", List.of("compact", "--catalog", props.toString(), TABLE));
+        h.cli("incremental-last", target, List.of("compact", "--catalog", props.toString(), TABLE));
         Map<String, String> incremental = h.run(
                         "incremental-scan", List.of(), IncrementalHost.class, List.of("scan", props.toString(), TABLE))
                 .requireResult("incremental-scan");
-        h.cli("incremental-full", List.of("compact", "--full", "--catalog", props.toString(), TABLE));
+        h.cli("incremental-full", target, List.of("compact", "--full", "--catalog", props.toString(), TABLE));
         Map<String, String> full = h.run(
                         "incremental-scan-full",
                         List.of(),
