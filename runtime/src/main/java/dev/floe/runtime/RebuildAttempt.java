@@ -159,6 +159,13 @@ final class RebuildAttempt {
      */
     private void planRewrite() {
         plan = RebuildPlanner.plan(live, base, context.settings(), full, prune);
+        boolean renumbered =
+                installation.target().spec().specId() != base.spec().specId();
+        if (renumbered && !plan.full() && (!plan.deletes().isEmpty() || base.formatVersion() < 2)) {
+            // the scratch table numbers the live spec anew; kept files keep the live number, which a
+            // row delta (kept deletes) or a format-1 append cannot take: rewrite them instead
+            plan = RebuildPlanner.plan(live, base, context.settings(), true, prune);
+        }
         phases.end("plan");
     }
 

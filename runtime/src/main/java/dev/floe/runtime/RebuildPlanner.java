@@ -61,7 +61,7 @@ final class RebuildPlanner {
                 DataFile file = task.file();
                 if (file.specId() != spec.specId()) {
                     earlierSpec.add(task);
-                } else if (full || mustApplyDeletes(task, settings.deleteRatio())) {
+                } else if (full || mustApplyDeletes(task, settings.deleteRatio(), base.formatVersion())) {
                     rewrite.computeIfAbsent(file.partition(), p -> new ArrayList<>())
                             .add(task);
                 } else if (file.fileSizeInBytes() < settled) {
@@ -116,12 +116,17 @@ final class RebuildPlanner {
                 List.copyOf(kept), List.copyOf(deletes.values()), List.copyOf(groups), full, full ? 0 : since + 1);
     }
 
-    /** Whether {@code task}'s deletes must be applied now: any equality delete, or enough deleted positions. */
-    static boolean mustApplyDeletes(FileScanTask task, double ratio) {
+    /**
+     * Whether {@code task}'s deletes must be applied now: any equality delete, a position delete file
+     * that is not a deletion vector in a table of format 3 or later (Iceberg adds no other there), or
+     * enough deleted positions.
+     */
+    static boolean mustApplyDeletes(FileScanTask task, double ratio, int formatVersion) {
         long rows = Math.max(1, task.file().recordCount());
         long deleted = 0;
         for (DeleteFile delete : task.deletes()) {
-            if (delete.content() == FileContent.EQUALITY_DELETES) {
+            if (delete.content() == FileContent.EQUALITY_DELETES
+                    || (formatVersion >= 3 && !ContentFileUtil.isDV(delete))) {
                 return true;
             }
             // a delete file of several data files may hold fewer of this one's positions: counted

@@ -88,7 +88,9 @@ final class RollingParquetWriter {
 
     private void learn(long estimated, long closed) {
         if (estimated > 0 && closed > 0) {
-            closedPerEstimated = Math.max(0.1, Math.min(1.0, (double) closed / estimated));
+            // at most twice the target: a file closed with most of its rows still in buffers says more
+            // about compression than about a file whose row groups were flushed along the way
+            closedPerEstimated = Math.max(0.5, Math.min(1.0, (double) closed / estimated));
         }
     }
 
@@ -230,10 +232,13 @@ final class RollingParquetWriter {
         }
 
         void closeCurrent() throws IOException {
-            List<Open> closing = new ArrayList<>(open.values());
-            open.clear();
-            for (Open file : closing) {
-                close(file);
+            // one at a time, each out of the open files only once closed: should a close fail, the
+            // others are still there for abort() to close and delete
+            while (!open.isEmpty()) {
+                Map.Entry<StructLikeWrapper, Open> first =
+                        open.entrySet().iterator().next();
+                close(first.getValue());
+                open.remove(first.getKey());
             }
         }
 

@@ -165,6 +165,46 @@ class DeletesTest {
     }
 
     @Test
+    void keptDeletesOfATableWhoseSpecIdTheScratchTableRenumbersAreAppliedInstead() throws Exception {
+        try (MapDbCatalog catalog = TestTables.catalog(root)) {
+            catalog.createNamespace(Namespace.of("db"));
+            Table table = catalog.buildTable(ID, TestTables.SIMPLE)
+                    .withPartitionSpec(org.apache.iceberg.PartitionSpec.builderFor(TestTables.SIMPLE)
+                            .bucket("id", 2)
+                            .build())
+                    .withProperty(TableProperties.FORMAT_VERSION, "2")
+                    .create();
+            table.updateSpec().removeField("id_bucket").commit(); // spec 1, unpartitioned
+            table.refresh();
+            assertThat(table.spec().specId()).isEqualTo(1);
+            DataFile first = TestTables.writeFile(table, TestTables.simpleRows(0, 10));
+            table.newFastAppend().appendFile(first).commit();
+            GenericAppenderFactory factory = new GenericAppenderFactory(table.schema(), table.spec());
+            PositionDeleteWriter<Record> positions = factory.newPosDeleteWriter(
+                    OutputFileFactory.builderFor(table, 1, 1)
+                            .format(FileFormat.PARQUET)
+                            .build()
+                            .newOutputFile(),
+                    FileFormat.PARQUET,
+                    null);
+            try (positions) {
+                positions.write(PositionDelete.<Record>create().set(first.location(), 3, null));
+            }
+            table.newRowDelta().addDeletes(positions.toDeleteFile()).commit();
+            List<String> before = TestTables.fingerprints(table);
+
+            CompactReport report = new Compactor(settled(0.3)).compactTable(catalog, ID, Prune.NONE);
+
+            Table rebuilt = catalog.loadTable(ID);
+            assertThat(TestTables.fingerprints(rebuilt)).isEqualTo(before).hasSize(9);
+            assertThat(report.full())
+                    .as("rewritten whole: the kept delete could not be listed")
+                    .isTrue();
+            assertThat(deletesOf(rebuilt)).isEmpty();
+        }
+    }
+
+    @Test
     void aFullRebuildAppliesEveryDelete() throws Exception {
         try (MapDbCatalog catalog = TestTables.catalog(root)) {
             Upserts upserts = upserts(catalog);
