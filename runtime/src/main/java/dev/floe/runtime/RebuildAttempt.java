@@ -179,13 +179,13 @@ final class RebuildAttempt {
             reached(CompactionStep.FILE_STARTED);
         });
         StreamRaceWatch watch = new StreamRaceWatch(catalog, identifier, liveOps, base);
+        TaskRows reader = TaskRows.of(live, base.currentSnapshot().snapshotId(), base.schema());
         List<DataFile> files = new ArrayList<>();
         long rowsIn = 0;
         long rowsOut = 0;
         try {
             for (RebuildPlan.Group group : plan.groups()) {
-                try (CloseableIterable<Record> rows =
-                        watch.watch(TaskRows.of(group.tasks(), base.schema(), live.io()))) {
+                try (CloseableIterable<Record> rows = watch.watch(reader.rows(group.tasks()))) {
                     RollingParquetWriter.Result one = writer.write(rows, prune, group.partition(), group.routed());
                     files.addAll(
                             group.routed()

@@ -138,7 +138,9 @@ final class RebuildPlanner {
     }
 
     private static boolean prunesARow(FileScanTask task, TableMetadata base, Table live, Prune prune) {
-        try (CloseableIterable<Record> rows = TaskRows.of(task, base.schema(), live.io())) {
+        try (CloseableIterable<Record> rows = TaskRows.of(
+                        live, base.currentSnapshot().snapshotId(), base.schema())
+                .rows(task)) {
             for (Record row : rows) {
                 if (RollingParquetWriter.drops(prune, row)) {
                     return true;

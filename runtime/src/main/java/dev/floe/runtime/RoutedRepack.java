@@ -34,13 +34,14 @@ final class RoutedRepack {
                     .add(file);
         }
         List<DataFile> packed = new ArrayList<>();
+        TaskRows reader = TaskRows.current(target);
         for (List<DataFile> files : byPartition.values()) {
             if (files.size() < 2) {
                 packed.addAll(files);
                 continue;
             }
             List<CloseableIterable<Record>> parts = new ArrayList<>();
-            files.forEach(file -> parts.add(TaskRows.ofWritten(file, target.schema(), target.io())));
+            files.forEach(file -> parts.add(reader.rows(file)));
             try (CloseableIterable<Record> rows = CloseableIterable.concat(parts)) {
                 packed.addAll(writer.write(rows, Prune.NONE, files.get(0).partition(), false)
                         .files());

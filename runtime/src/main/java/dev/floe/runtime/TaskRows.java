@@ -1,30 +1,64 @@
 package dev.floe.runtime;
 
+import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.util.List;
-import java.util.Map;
+import org.apache.iceberg.BaseFileScanTask;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PartitionSpecParser;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.avro.Avro;
-import org.apache.iceberg.data.GenericDeleteFilter;
-import org.apache.iceberg.data.IdentityPartitionConverters;
+import org.apache.iceberg.SchemaParser;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableScan;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.avro.PlannedDataReader;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.expressions.ResidualEvaluator;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.InputFile;
-import org.apache.iceberg.parquet.Parquet;
-import org.apache.iceberg.util.PartitionUtil;
 
 /**
  * The rows of chosen data files, their deletes applied, read by field id in the table's schema:
- * what Iceberg's generic reader does for a whole scan, for the files a {@link RebuildPlan} rewrites
- * (Iceberg's reader of single files is not public). Parquet and Avro files; an ORC file to rewrite
- * is refused by the planner with a clear message.
+ * Iceberg's own generic reader ({@code org.apache.iceberg.data.GenericReader}, what {@code
+ * IcebergGenerics} reads a whole scan with) applied to the files a {@link RebuildPlan} rewrites,
+ * one task at a time. That reader is not public, so it is reached reflectively; floe's own code
+ * names no Parquet or Avro type, which hosts such as Flink's Iceberg runtime relocate. Parquet and
+ * Avro files; an ORC file to rewrite is refused by the planner with a clear message.
  */
 final class TaskRows {
-    private TaskRows() {}
+    private final Object reader;
+    private final Method open;
+    private final Table table;
+
+    private TaskRows(Table table, TableScan scan) {
+        this.table = table;
+        try {
+            Class<?> type =
+                    Class.forName("org.apache.iceberg.data.GenericReader", true, TableScan.class.getClassLoader());
+            Constructor<?> constructor = type.getDeclaredConstructor(TableScan.class, boolean.class);
+            constructor.setAccessible(true);
+            this.reader = constructor.newInstance(scan, false);
+            this.open = type.getMethod("open", FileScanTask.class); // public only: its private lambdas name ORC types
+            this.open.setAccessible(true);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new RebuildException(
+                    "floe cannot reach Iceberg's generic reader (org.apache.iceberg.data.GenericReader"
+                            + " of iceberg-data) to read the files it rewrites: " + e,
+                    e);
+        }
+    }
+
+    /** A reader of {@code table}'s files as of {@code snapshotId}, in {@code schema}. */
+    static TaskRows of(Table table, long snapshotId, Schema schema) {
+        return new TaskRows(table, table.newScan().useSnapshot(snapshotId).project(schema));
+    }
+
+    /** A reader of files of {@code table} as it is now (files a rebuild wrote), in its schema. */
+    static TaskRows current(Table table) {
+        return new TaskRows(table, table.newScan().project(table.schema()));
+    }
 
     /** Whether floe can read {@code task}'s file to rewrite it. */
     static boolean readable(FileScanTask task) {
@@ -32,45 +66,32 @@ final class TaskRows {
     }
 
     /** The rows of every task in {@code tasks}, one file after the other. */
-    static CloseableIterable<Record> of(List<FileScanTask> tasks, Schema schema, FileIO io) {
-        return CloseableIterable.concat(
-                tasks.stream().map(task -> of(task, schema, io)).toList());
+    CloseableIterable<Record> rows(List<FileScanTask> tasks) {
+        return CloseableIterable.concat(tasks.stream().map(this::rows).toList());
     }
 
-    /** The rows of {@code task}'s file with every delete the task lists applied, projected to {@code schema}. */
-    static CloseableIterable<Record> of(FileScanTask task, Schema schema, FileIO io) {
-        GenericDeleteFilter deletes = new GenericDeleteFilter(io, task, schema, schema);
-        Schema read = deletes.requiredSchema();
-        return deletes.filter(open(task, read, io));
-    }
-
-    /** The rows of a Parquet data file this rebuild wrote (no deletes, every column in the file). */
-    static CloseableIterable<Record> ofWritten(org.apache.iceberg.DataFile file, Schema schema, FileIO io) {
-        return Parquet.read(io.newInputFile(file.location()))
-                .project(schema)
-                .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
-                .build();
-    }
-
-    private static CloseableIterable<Record> open(FileScanTask task, Schema read, FileIO io) {
-        InputFile input = io.newInputFile(task.file());
-        Map<Integer, ?> constants = PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
-        switch (task.file().format()) {
-            case PARQUET:
-                return Parquet.read(input)
-                        .project(read)
-                        .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(read, fileSchema, constants))
-                        .split(task.start(), task.length())
-                        .build();
-            case AVRO:
-                return Avro.read(input)
-                        .project(read)
-                        .createResolvingReader(fileSchema -> PlannedDataReader.create(fileSchema, constants))
-                        .split(task.start(), task.length())
-                        .build();
-            default:
-                throw new RebuildException("floe reads Parquet and Avro data files only, not "
-                        + task.file().format() + " (" + task.file().location() + ")");
+    /** The rows of {@code task}'s file with every delete the task lists applied. */
+    @SuppressWarnings("unchecked")
+    CloseableIterable<Record> rows(FileScanTask task) {
+        try {
+            return (CloseableIterable<Record>) open.invoke(reader, task);
+        } catch (InvocationTargetException e) {
+            if (e.getCause() instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new RebuildException("Cannot read " + task.file().location() + ": " + e.getCause(), e.getCause());
+        } catch (IllegalAccessException e) {
+            throw new RebuildException("Cannot read " + task.file().location() + ": " + e, e);
         }
+    }
+
+    /** The rows of a data file this rebuild wrote (no deletes, in the table's current spec). */
+    CloseableIterable<Record> rows(DataFile written) {
+        return rows(new BaseFileScanTask(
+                written,
+                new DeleteFile[0],
+                SchemaParser.toJson(table.schema()),
+                PartitionSpecParser.toJson(table.spec()),
+                ResidualEvaluator.unpartitioned(Expressions.alwaysTrue())));
     }
 }

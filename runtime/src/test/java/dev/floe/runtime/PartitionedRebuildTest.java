@@ -236,7 +236,7 @@ class PartitionedRebuildTest {
                 StructLikeWrapper listed = StructLikeWrapper.forType(
                                 table.spec().partitionType())
                         .set(task.file().partition());
-                try (CloseableIterable<Record> rows = TaskRows.of(task, table.schema(), table.io())) {
+                try (CloseableIterable<Record> rows = TaskRows.current(table).rows(task)) {
                     for (Record row : rows) {
                         key.partition(wrapper.wrap(row));
                         assertThat(StructLikeWrapper.forType(table.spec().partitionType())
