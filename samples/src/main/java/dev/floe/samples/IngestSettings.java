@@ -79,7 +79,12 @@ public final class IngestSettings {
 
     /** The partition spec of a table this ingest creates. */
     org.apache.iceberg.PartitionSpec spec() {
-        org.apache.iceberg.PartitionSpec.Builder spec = org.apache.iceberg.PartitionSpec.builderFor(Events.SCHEMA);
+        return spec(Events.SCHEMA);
+    }
+
+    /** {@link #spec()} of a table of {@code schema}, which has the columns {@code id} and {@code ts}. */
+    org.apache.iceberg.PartitionSpec spec(org.apache.iceberg.Schema schema) {
+        org.apache.iceberg.PartitionSpec.Builder spec = org.apache.iceberg.PartitionSpec.builderFor(schema);
         if (partition.equals("none")) {
             return spec.build();
         } else if (partition.equals("hour")) {
