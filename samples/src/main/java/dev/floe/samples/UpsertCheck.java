@@ -15,18 +15,26 @@ import org.apache.iceberg.io.CloseableIterable;
  *
  * @param rows rows read
  * @param keys distinct keys read
+ * @param wrongRows rows other than the one right row of their key: the latest version, as written
+ * @param keysWithout keys written whose latest version was not read (as written)
  * @param staleVersions rows of a written key with another version than its last
- * @param duplicates rows of a key read more than once (each beyond the first)
- * @param missing keys written and not read
+ * @param duplicates rows of a key beyond its first
  * @param strangers rows of a key never written
  * @param unlike rows whose columns are not those their key and version were written with
  */
 record UpsertCheck(
-        long rows, long keys, long staleVersions, long duplicates, long missing, long strangers, long unlike) {
+        long rows,
+        long keys,
+        long wrongRows,
+        long keysWithout,
+        long staleVersions,
+        long duplicates,
+        long strangers,
+        long unlike) {
 
-    /** Rows with a wrong version, duplicated or unknown keys, wrong fields, plus missing keys. */
+    /** Rows other than the latest version of their key (stale, duplicated, unknown, unlike), plus keys without it. */
     long wrong() {
-        return staleVersions + duplicates + missing + strangers + unlike;
+        return wrongRows + keysWithout;
     }
 
     /** What is wrong, in words, or null. */
@@ -36,14 +44,15 @@ record UpsertCheck(
         }
         return String.format(
                 Locale.ROOT,
-                "%s: %d rows of %d keys; %d with a stale version, %d duplicated, %d keys missing, %d rows of keys"
-                        + " never written, %d rows unlike what was written",
+                "%s: %d rows of %d keys; %d rows wrong, %d keys without their latest version; %d rows with a"
+                        + " stale version, %d duplicated, %d of keys never written, %d unlike what was written",
                 what,
                 rows,
                 keys,
+                wrongRows,
+                keysWithout,
                 staleVersions,
                 duplicates,
-                missing,
                 strangers,
                 unlike);
     }
@@ -54,6 +63,7 @@ record UpsertCheck(
      */
     static UpsertCheck read(Table table, long[] lastVersion) throws IOException {
         int[] seen = new int[lastVersion.length];
+        boolean[] right = new boolean[lastVersion.length];
         long rows = 0;
         long stale = 0;
         long duplicates = 0;
@@ -63,7 +73,8 @@ record UpsertCheck(
         try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
             for (Record record : records) {
                 rows++;
-                if (!UpsertRows.isAsWritten(record, template)) {
+                boolean asWritten = UpsertRows.isAsWritten(record, template);
+                if (!asWritten) {
                     unlike++;
                 }
                 Object id = record.getField(UpsertRows.KEY_COLUMN);
@@ -72,23 +83,25 @@ record UpsertCheck(
                     strangers++;
                     continue;
                 }
-                if (++seen[(int) key] > 1) {
+                int k = (int) key;
+                if (++seen[k] > 1) {
                     duplicates++;
                 }
-                if (!Long.valueOf(lastVersion[(int) key]).equals(record.getField("version"))) {
+                if (!Long.valueOf(lastVersion[k]).equals(record.getField("version"))) {
                     stale++;
+                } else if (asWritten) {
+                    right[k] = true;
                 }
             }
         }
         long keys = 0;
-        long missing = 0;
+        long rightRows = 0;
+        long without = 0;
         for (int k = 0; k < lastVersion.length; k++) {
-            if (seen[k] > 0) {
-                keys++;
-            } else if (lastVersion[k] > 0) {
-                missing++;
-            }
+            keys += seen[k] > 0 ? 1 : 0;
+            rightRows += right[k] ? 1 : 0;
+            without += lastVersion[k] > 0 && !right[k] ? 1 : 0;
         }
-        return new UpsertCheck(rows, keys, stale, duplicates, missing, strangers, unlike);
+        return new UpsertCheck(rows, keys, rows - rightRows, without, stale, duplicates, strangers, unlike);
     }
 }
