@@ -20,6 +20,8 @@ final class UpsertSettings {
     final long seed;
     /** Where each commit's end time and latency go, one CSV row each; null: nowhere. */
     final Path series;
+    /** Whether a commit reads the table's manifests on the committing thread, not on Iceberg's worker pool. */
+    final boolean scanOnCaller;
 
     private UpsertSettings(String[] args) {
         if (args.length != 5) {
@@ -57,6 +59,8 @@ final class UpsertSettings {
         }
         String seriesPath = System.getProperty("upsert.series");
         series = seriesPath == null || seriesPath.isBlank() ? null : Paths.get(seriesPath.trim());
+        scanOnCaller = IngestSettings.choice("upsert.scan-manifests", "worker-pool", "caller")
+                .equals("caller");
         ingest.spec(UpsertRows.SCHEMA); // a bad -Dingest.partition is refused before anything runs
     }
 
