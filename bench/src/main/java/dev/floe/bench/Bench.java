@@ -21,8 +21,8 @@ import java.util.Set;
  * is printed as a ratio against its comparison measured in the same run. floe is observed from the
  * outside only: its log lines, its MBeans (read inside the child host) and files on disk. Each part
  * is a class of its own ({@link GrowthBench}, {@link ThroughputBench}, {@link LowHeapBench},
- * {@link StallBench}, {@link OverheadBench}, {@link JdbcGrowthBench}); this one runs them and writes the
- * summary.
+ * {@link StallBench}, {@link OverheadBench}, {@link JdbcGrowthBench}, {@link IncrementalBench}, {@link
+ * UpsertBench}); this one runs them and writes the summary.
  *
  * <pre>
  * java -cp bench/target/floe-bench.jar dev.floe.bench.Bench [--quick] [--only parts]
@@ -57,6 +57,12 @@ public final class Bench {
             "              the whole table at every rebuild; a full scan of the result against the same table",
             "              rewritten whole; one rebuild of 100 new commits on a settled 20 M against a 1 M-row",
             "              table: incremental-wa.csv, incremental-scan.csv, incremental-rebuild.csv",
+            "  upsert      the sample upsert host (dev.floe.samples.Upsert: every commit one row delta of 20 new",
+            "              rows and an equality delete of their keys' earlier versions, 2,000 keys), N = 2000",
+            "              commits unguarded and guarded (a rebuild every 100 snapshots): full scan guarded /",
+            "              unguarded in a reader JVM of its own (ScanHost, median of up to 5 scans, as many as",
+            "              fit in 2 minutes, at least one), rebuild attempts per successful rebuild, append",
+            "              stall during a rebuild that rebases deltas: upsert.csv, upsert-rebuilds.csv",
             "",
             "options:",
             "  --quick       small sizes, to check that everything runs (a few minutes); results go to",
@@ -90,6 +96,7 @@ public final class Bench {
         parts.put("overhead", OverheadBench::run);
         parts.put("jdbc", JdbcGrowthBench::run);
         parts.put("incremental", IncrementalBench::run);
+        parts.put("upsert", UpsertBench::run);
         return parts;
     }
 
