@@ -25,6 +25,9 @@ public final class CrashHost {
             Types.NestedField.required(1, "id", Types.LongType.get()),
             Types.NestedField.optional(2, "payload", Types.StringType.get()));
 
+    /** With {@code -Dcrash.upserts=K} (unpartitioned), each commit also upserts the K ids before it. */
+    static final int UPSERTS = Integer.getInteger("crash.upserts", 0);
+
     private CrashHost() {}
 
     public static void main(String[] args) throws Exception {
@@ -53,9 +56,19 @@ public final class CrashHost {
         int lastSnapshots = -1;
         int sinceCollapse = -1;
         for (int commit = 0; commit < maxCommits; commit++) {
-            org.apache.iceberg.AppendFiles append = table.newFastAppend();
-            CrashHostFiles.writeByPartition(table, next, rows).forEach(append::appendFile);
-            append.commit();
+            if (UPSERTS > 0 && next >= UPSERTS) {
+                // an upsert: the new rows, and the last few again, their earlier version deleted by
+                // equality (the same rows, so every acknowledged id is still there exactly once)
+                org.apache.iceberg.RowDelta delta = table.newRowDelta();
+                CrashHostFiles.writeByPartition(table, next, rows).forEach(delta::addRows);
+                delta.addRows(CrashHostFiles.write(table, next - UPSERTS, UPSERTS));
+                delta.addDeletes(CrashHostFiles.equalityDeletes(table, next - UPSERTS, UPSERTS));
+                delta.commit();
+            } else {
+                org.apache.iceberg.AppendFiles append = table.newFastAppend();
+                CrashHostFiles.writeByPartition(table, next, rows).forEach(append::appendFile);
+                append.commit();
+            }
             System.out.println("acked " + next + " " + rows);
             System.out.flush();
             next += rows;
