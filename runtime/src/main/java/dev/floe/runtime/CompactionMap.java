@@ -39,6 +39,11 @@ final class CompactionMap {
     /** Sources rewritten without a record of where their rows went (rows routed to an earlier spec's partitions). */
     private final Set<String> unmapped = new HashSet<>();
 
+    private String lastSource;
+    private SourceRuns lastRuns;
+    private String lastTarget;
+    private int lastTargetIndex;
+
     /** {@code file} is carried as it is: it maps to itself. */
     void keep(String file) {
         kept.add(file);
@@ -56,12 +61,19 @@ final class CompactionMap {
 
     /** Row {@code sourcePos} of {@code source} went to row {@code targetPos} of {@code target}. */
     void placed(String source, long sourcePos, String target, long targetPos) {
-        SourceRuns runs = sources.computeIfAbsent(source, f -> new SourceRuns());
-        int t = targetIndex.computeIfAbsent(target, f -> {
-            targets.add(f);
-            return targets.size() - 1;
-        });
-        runs.placed(sourcePos, t, targetPos);
+        // rows come file after file, each file's location the same string: look up only on a change
+        if (source != lastSource) {
+            lastRuns = sources.computeIfAbsent(source, f -> new SourceRuns());
+            lastSource = source;
+        }
+        if (target != lastTarget) {
+            lastTargetIndex = targetIndex.computeIfAbsent(target, f -> {
+                targets.add(f);
+                return targets.size() - 1;
+            });
+            lastTarget = target;
+        }
+        lastRuns.placed(sourcePos, lastTargetIndex, targetPos);
     }
 
     boolean isKept(String file) {

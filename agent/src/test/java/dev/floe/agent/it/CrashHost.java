@@ -52,7 +52,9 @@ public final class CrashHost {
         System.out.println("table-uuid " + table.uuid());
         long next = table.currentSnapshot() == null
                 ? 0
-                : Long.parseLong(table.currentSnapshot().summary().get("total-records"));
+                : UPSERTS > 0
+                        ? maxId(table) + 1
+                        : Long.parseLong(table.currentSnapshot().summary().get("total-records"));
         int lastSnapshots = -1;
         int sinceCollapse = -1;
         for (int commit = 0; commit < maxCommits; commit++) {
@@ -85,5 +87,17 @@ public final class CrashHost {
         }
         System.out.println("done next=" + next);
         ((AutoCloseable) catalog).close();
+    }
+
+    /** The largest id in the table (an upsert stream's record count also counts the versions it deleted). */
+    private static long maxId(Table table) throws java.io.IOException {
+        long max = -1;
+        try (org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.data.Record> rows =
+                org.apache.iceberg.data.IcebergGenerics.read(table).select("id").build()) {
+            for (org.apache.iceberg.data.Record row : rows) {
+                max = Math.max(max, (Long) row.getField("id"));
+            }
+        }
+        return max;
     }
 }

@@ -15,6 +15,11 @@ class UpsertCrashMatrixIT extends CrashMatrixIT {
     }
 
     @Override
+    int hostManifestsPerCommit() {
+        return 2;
+    }
+
+    @Override
     int hostFilesPerCommit() {
         return 3; // the new rows, the upserted rows, the equality delete
     }
