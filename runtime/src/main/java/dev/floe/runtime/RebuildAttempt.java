@@ -379,7 +379,9 @@ final class RebuildAttempt {
                 plan.kept().size(),
                 plan.keptRows(),
                 written.bytes(),
-                plan.full());
+                plan.full(),
+                rebase.commits(),
+                rebuilt.deletes().size());
         LOG.info("floe: {}", report.summary());
         return report;
     }
