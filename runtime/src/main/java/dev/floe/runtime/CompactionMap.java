@@ -39,6 +39,7 @@ final class CompactionMap {
     /** Sources rewritten without a record of where their rows went (rows routed to an earlier spec's partitions). */
     private final Set<String> unmapped = new HashSet<>();
 
+    private Set<String> rewritten;
     private String lastSource;
     private SourceRuns lastRuns;
     private String lastTarget;
@@ -104,9 +105,12 @@ final class CompactionMap {
 
     /** The rewritten sources, mapped or not: files whose location the rebuilt table no longer holds. */
     Set<String> rewritten() {
-        Set<String> all = new HashSet<>(sources.keySet());
-        all.addAll(unmapped);
-        return all;
+        if (rewritten == null || rewritten.size() != sources.size() + unmapped.size()) {
+            Set<String> all = new HashSet<>(sources.keySet());
+            all.addAll(unmapped);
+            rewritten = java.util.Collections.unmodifiableSet(all);
+        }
+        return rewritten;
     }
 
     int runCount() {

@@ -44,12 +44,18 @@ import org.apache.iceberg.util.ContentFileUtil;
 final class DeltaRebase {
     private final Table live;
     private final int formatVersion;
+    private final int specId;
     private final CompactionMap map;
     private final Map<String, DataFile> pinned = new LinkedHashMap<>();
     private final Map<String, DeleteFile> pinnedDeletes = new LinkedHashMap<>();
     private final Map<String, DataFile> carried = new LinkedHashMap<>();
     private final Map<String, DeleteFile> carriedDeletes = new LinkedHashMap<>();
+    /** Delete files (by {@link DeleteFileKey}) whose positions were translated into {@link #rebased}. */
+    private final Set<String> translated = new HashSet<>();
+
+    private final Set<String> removedData = new HashSet<>();
     private final Set<String> pinnedApplied;
+    private final boolean routed;
     private final RebasedDeletes rebased;
     private final EqualityResolution equality;
     private final BaseDeleteLoader loader;
@@ -58,24 +64,28 @@ final class DeltaRebase {
 
     /**
      * @param applied every delete file of the pinned snapshot that the rebuild applied (those of
-     *     rewritten files not kept with a kept file)
+     *     rewritten files not kept with a kept file), by {@link DeleteFileKey}
+     * @param routed whether the rebuild routes an earlier spec's rows into the current spec
      */
     DeltaRebase(
             Table live,
             Table target,
-            int formatVersion,
+            TableMetadata base,
             RebuildPlan plan,
             List<DataFile> written,
             CompactionMap map,
             Set<String> applied,
+            boolean routed,
             RebuildJournal journal) {
         this.live = live;
-        this.formatVersion = formatVersion;
+        this.formatVersion = base.formatVersion();
+        this.specId = base.spec().specId();
         this.map = map;
         plan.kept().forEach(file -> pinned.put(file.location(), file));
         written.forEach(file -> pinned.put(file.location(), file));
-        plan.deletes().forEach(file -> pinnedDeletes.put(file.location(), file));
+        plan.deletes().forEach(file -> pinnedDeletes.put(DeleteFileKey.of(file), file));
         this.pinnedApplied = applied;
+        this.routed = routed;
         this.rebased = new RebasedDeletes(target, formatVersion, journal);
         this.equality = new EqualityResolution(live);
         this.loader = new BaseDeleteLoader(file -> live.io().newInputFile(file.location()));
@@ -91,7 +101,7 @@ final class DeltaRebase {
         for (Snapshot commit : newer) {
             String reason = apply(commit);
             if (reason != null) {
-                return reason;
+                return "snapshot " + commit.snapshotId() + " " + reason;
             }
             commits += 1;
         }
@@ -100,37 +110,37 @@ final class DeltaRebase {
 
     private String apply(Snapshot commit) {
         for (DataFile added : commit.addedDataFiles(live.io())) {
+            if (added.specId() != specId) {
+                return "adds data file " + added.location() + " of spec " + added.specId() + ", not the current one";
+            }
             carried.put(added.location(), added.copy());
             carriedRows += added.recordCount();
         }
         for (DataFile removed : commit.removedDataFiles(live.io())) {
             String reason = removeData(removed.location());
             if (reason != null) {
-                return "snapshot " + commit.snapshotId() + " " + reason;
+                return reason;
             }
+            removedData.add(removed.location());
         }
-        Set<String> replacedVectors = new HashSet<>();
+        Set<String> grown = new HashSet<>();
         for (DeleteFile added : commit.addedDeleteFiles(live.io())) {
+            if (added.specId() != specId) {
+                return "adds delete file " + added.location() + " of spec " + added.specId() + ", not the current one";
+            }
             String reason = addDelete(added.copy());
             if (reason != null) {
-                return "snapshot " + commit.snapshotId() + " " + reason;
+                return reason;
             }
             String referenced = ContentFileUtil.referencedDataFileLocation(added);
             if (referenced != null) {
-                replacedVectors.add(referenced);
+                grown.add(referenced);
             }
         }
         for (DeleteFile removed : commit.removedDeleteFiles(live.io())) {
-            if (carriedDeletes.remove(removed.location()) != null
-                    || pinnedDeletes.remove(removed.location()) != null
-                    || rebased.replaces(removed.location())) {
-                continue;
-            }
-            String referenced = ContentFileUtil.referencedDataFileLocation(removed);
-            boolean grownVector = referenced != null && replacedVectors.contains(referenced);
-            if (!grownVector && pinnedApplied.contains(removed.location())) {
-                return "snapshot " + commit.snapshotId() + " removes delete file " + removed.location()
-                        + ", which the rebuild applied";
+            String reason = removeDelete(removed, grown);
+            if (reason != null) {
+                return reason;
             }
         }
         return null;
@@ -157,9 +167,45 @@ final class DeltaRebase {
         return null; // neither pinned nor carried: it was not in the table this rebuild sees
     }
 
+    /**
+     * A delete file a commit removed. Fine when it leaves as it came (carried or kept as it is), when
+     * a larger vector of the same data file replaces it in the same commit ({@code grown}: how
+     * vectors grow), or when its data file left the table (Iceberg drops a removed file's vectors);
+     * otherwise it undoes deletes the rebuild applied or rebased, and the rebuild starts again.
+     */
+    private String removeDelete(DeleteFile removed, Set<String> grown) {
+        String key = DeleteFileKey.of(removed);
+        String referenced = ContentFileUtil.referencedDataFileLocation(removed);
+        boolean replacedOrGone = referenced != null && (grown.contains(referenced) || removedData.contains(referenced));
+        DeleteFile carriedOne = carriedDeletes.remove(key);
+        if (carriedOne != null) {
+            boolean derived = carriedOne.content() == FileContent.EQUALITY_DELETES
+                    || translated.contains(key)
+                    || (referenced != null && rebased.touches(referenced));
+            return derived && !replacedOrGone ? undoes(removed) : null;
+        }
+        if (pinnedDeletes.remove(key) != null) {
+            return null;
+        }
+        if (rebased.replaces(key) || translated.contains(key) || pinnedApplied.contains(key)) {
+            return replacedOrGone ? null : undoes(removed);
+        }
+        return null;
+    }
+
+    private static String undoes(DeleteFile removed) {
+        return "removes delete file " + removed.location() + " without a replacement: it undoes deletes this"
+                + " rebuild applied or rebased";
+    }
+
     private String addDelete(DeleteFile delete) {
+        String key = DeleteFileKey.of(delete);
         if (delete.content() == FileContent.EQUALITY_DELETES) {
-            carriedDeletes.put(delete.location(), delete);
+            if (routed && live.specs().get(delete.specId()).isPartitioned()) {
+                // on the live table it applies to files of its own spec only; the routed rows were not
+                return "adds a partitioned equality delete while this rebuild routes an earlier spec's rows";
+            }
+            carriedDeletes.put(key, delete);
             equality.resolve(delete, carried.values(), rebased);
             return null;
         }
@@ -173,11 +219,12 @@ final class DeltaRebase {
                         + " a map";
             }
             translate(delete, source);
+            translated.add(key);
         }
-        if (referenced == null ? namesFilesStillThere(delete) : !rewritten.contains(referenced)) {
+        if (referenced == null ? namesFilesStillThere(delete) : rewritten.isEmpty()) {
             // it names files still in the rebuilt table: carried as it is (the names of rewritten
             // files it may also hold are in the table no more)
-            carriedDeletes.put(delete.location(), delete);
+            carriedDeletes.put(key, delete);
             if (referenced != null) {
                 rebased.touch(referenced);
             }
@@ -240,7 +287,7 @@ final class DeltaRebase {
     void flush() {
         rebased.flush(
                 this::vectorOf, vector -> loader.loadPositionDeletes(List.of(vector), vector.referencedDataFile()));
-        rebased.replaced().forEach(vector -> carriedDeletes.remove(vector.location()));
+        rebased.replaced().forEach(vector -> carriedDeletes.remove(DeleteFileKey.of(vector)));
     }
 
     /** The carried deletion vector of a data file, if any (format 3). */

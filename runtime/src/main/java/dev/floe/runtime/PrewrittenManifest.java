@@ -40,6 +40,7 @@ final class PrewrittenManifest {
 
     private final List<ManifestFile> manifests;
     private final Set<String> listed;
+    private boolean discarded;
 
     private PrewrittenManifest(List<ManifestFile> manifests, Set<String> listed) {
         this.manifests = List.copyOf(manifests);
@@ -69,11 +70,17 @@ final class PrewrittenManifest {
      */
     List<ManifestFile> completedFor(Table target, RebuiltFiles files, RebuildJournal journal) {
         Set<String> now = new HashSet<>();
-        files.pinned().forEach(f -> now.add(f.location()));
-        files.carried().forEach(f -> now.add(f.location()));
-        files.pinnedDeletes().forEach(f -> now.add(f.location()));
-        files.carriedDeletes().forEach(f -> now.add(f.location()));
-        boolean reusable = now.containsAll(listed);
+        files.pinned().forEach(f -> now.add(DeleteFileKey.of(f)));
+        files.carried().forEach(f -> now.add(DeleteFileKey.of(f)));
+        files.pinnedDeletes().forEach(f -> now.add(DeleteFileKey.of(f)));
+        files.carriedDeletes().forEach(f -> now.add(DeleteFileKey.of(f)));
+        boolean reusable = !discarded && now.containsAll(listed);
+        if (!reusable && !discarded) {
+            // a file they list left the table since: they are written anew, and these go now (nothing
+            // references them yet), so that a successful install leaves none of them behind
+            manifests.forEach(m -> target.io().deleteFile(m.path()));
+            discarded = true;
+        }
         List<ManifestFile> all = new ArrayList<>(reusable ? manifests : List.of());
         Set<String> skip = reusable ? listed : Set.of();
         writeData(
@@ -94,7 +101,7 @@ final class PrewrittenManifest {
     }
 
     private static <F extends ContentFile<F>> List<F> unlisted(List<F> files, Set<String> listed) {
-        return files.stream().filter(f -> !listed.contains(f.location())).toList();
+        return files.stream().filter(f -> !listed.contains(DeleteFileKey.of(f))).toList();
     }
 
     private static void writeData(
@@ -115,8 +122,8 @@ final class PrewrittenManifest {
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot write manifest " + out.location(), e);
         }
-        pinned.forEach(f -> listed.add(f.location()));
-        carried.forEach(f -> listed.add(f.location()));
+        pinned.forEach(f -> listed.add(DeleteFileKey.of(f)));
+        carried.forEach(f -> listed.add(DeleteFileKey.of(f)));
         into.add(writer.toManifestFile());
     }
 
@@ -141,8 +148,8 @@ final class PrewrittenManifest {
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot write manifest " + out.location(), e);
         }
-        pinned.forEach(f -> listed.add(f.location()));
-        carried.forEach(f -> listed.add(f.location()));
+        pinned.forEach(f -> listed.add(DeleteFileKey.of(f)));
+        carried.forEach(f -> listed.add(DeleteFileKey.of(f)));
         into.add(writer.toManifestFile());
     }
 

@@ -40,6 +40,9 @@ final class RebasedDeletes {
     /** The deletion vector written last for a data file (format 3). */
     private final Map<String, DeleteFile> vectorOf = new HashMap<>();
 
+    /** The position-delete files written for a data file (format 2). */
+    private final Map<String, List<DeleteFile>> positionFilesOf = new HashMap<>();
+
     private final List<DeleteFile> files = new ArrayList<>();
     private final List<DeleteFile> replaced = new ArrayList<>();
 
@@ -81,9 +84,20 @@ final class RebasedDeletes {
     /** Data file {@code path} left the table: nothing of this is written for it any more. */
     void forget(String path) {
         entries.remove(path);
+        List<DeleteFile> gone = new ArrayList<>(positionFilesOf.getOrDefault(path, List.of()));
+        positionFilesOf.remove(path);
         DeleteFile vector = vectorOf.remove(path);
         if (vector != null) {
-            files.remove(vector);
+            gone.add(vector);
+        }
+        files.removeAll(gone);
+        gone.forEach(this::deleteUnlessShared);
+    }
+
+    /** Deletes a file written here that the rebuilt table no longer lists, unless a vector still listed shares it. */
+    private void deleteUnlessShared(DeleteFile dropped) {
+        if (files.stream().noneMatch(f -> f.location().equals(dropped.location()))) {
+            target.io().deleteFile(dropped.location());
         }
     }
 
@@ -142,6 +156,7 @@ final class RebasedDeletes {
                 entry.pending.forEach(pos -> writer.write(delete.set(e.getKey(), pos, null)));
             }
             files.add(writer.toDeleteFile());
+            positionFilesOf.computeIfAbsent(e.getKey(), p -> new ArrayList<>()).add(writer.toDeleteFile());
             entry.pending = emptyIndex();
             entry.dirty = false;
         }
@@ -156,7 +171,10 @@ final class RebasedDeletes {
                 return null;
             }
             merged.put(path, previous);
-            return load.apply(previous);
+            PositionDeleteIndex positions = load.apply(previous);
+            // its positions are this file's from now on: the next flush writes them again
+            entries.get(path).all.merge(positions);
+            return positions;
         });
         boolean any = false;
         try (writer) {
@@ -184,12 +202,8 @@ final class RebasedDeletes {
             files.add(vector);
         }
         replaced.addAll(merged.values());
-        for (DeleteFile earlier : superseded) {
-            // a Puffin file written here holds the vectors of one flush: it goes with the last of them
-            if (files.stream().noneMatch(f -> f.location().equals(earlier.location()))) {
-                target.io().deleteFile(earlier.location());
-            }
-        }
+        // a Puffin file written here holds the vectors of one flush: it goes with the last of them
+        superseded.forEach(this::deleteUnlessShared);
     }
 
     /** Every delete file written here that the rebuilt table holds. */
@@ -197,9 +211,9 @@ final class RebasedDeletes {
         return List.copyOf(files);
     }
 
-    /** Whether {@code deleteFile} is a carried vector that one written here merged and replaces. */
-    boolean replaces(String deleteFile) {
-        return replaced.stream().anyMatch(f -> f.location().equals(deleteFile));
+    /** Whether the delete file of {@code deleteFileKey} ({@link DeleteFileKey}) is a carried vector that one written here merged and replaces. */
+    boolean replaces(String deleteFileKey) {
+        return replaced.stream().anyMatch(f -> DeleteFileKey.of(f).equals(deleteFileKey));
     }
 
     /** The carried deletion vectors that a vector written here merged and replaces. */

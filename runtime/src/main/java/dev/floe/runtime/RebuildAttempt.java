@@ -231,11 +231,12 @@ final class RebuildAttempt {
         rebase = new DeltaRebase(
                 live,
                 installation.target(),
-                base.formatVersion(),
+                base,
                 plan,
                 written.files(),
                 map,
                 appliedDeletes(),
+                plan.groups().stream().anyMatch(RebuildPlan.Group::routed),
                 journal);
         midway = base;
         for (int round = 1; round <= EARLY_ROUNDS; round++) {
@@ -263,8 +264,8 @@ final class RebuildAttempt {
         java.util.Set<String> applied = new java.util.HashSet<>();
         plan.groups()
                 .forEach(group -> group.tasks()
-                        .forEach(task -> task.deletes().forEach(delete -> applied.add(delete.location()))));
-        plan.deletes().forEach(delete -> applied.remove(delete.location()));
+                        .forEach(task -> task.deletes().forEach(delete -> applied.add(DeleteFileKey.of(delete)))));
+        plan.deletes().forEach(delete -> applied.remove(DeleteFileKey.of(delete)));
         return applied;
     }
 

@@ -225,4 +225,35 @@ class RowDeltaRebaseTest extends CatalogFixture {
         assertThat(rebuilt.rows()).isEqualTo(rowsWithout(30));
         assertThat(RowDeltas.dataFiles(rebuilt.table())).hasSize(1);
     }
+
+    @Test
+    void aCommitUndoingADeleteTheRebuildRebasedStartsItAgainAndIsKept() {
+        pinned(2);
+        Table host = catalog.loadTableUncached(EVENTS);
+        DeleteFile[] equality = new DeleteFile[1];
+        CompactionProbe upsertThenUndo = (step, id) -> {
+            if (step == CompactionStep.ROWS_WRITTEN && equality[0] == null) {
+                host.refresh();
+                TestTables.append(host, TestTables.simpleRows(100, 2));
+                equality[0] = RowDeltas.equalityDeletes(host, 3, 100);
+                host.newRowDelta().addDeletes(equality[0]).commit();
+            } else if (step == CompactionStep.MANIFEST_WRITTEN && equality[0] != null && host.snapshots() != null) {
+                host.refresh();
+                if (RowDeltas.deleteFiles(host).stream()
+                        .anyMatch(d -> d.location().equals(equality[0].location()))) {
+                    host.newRowDelta().removeDeletes(equality[0]).commit(); // rows 3 and 100 are back
+                }
+            }
+        };
+
+        CompactReport report = new Compactor(
+                        settings, new WriterGate(), new HandleRegistry(0), upsertThenUndo, Clock.systemUTC())
+                .compactTable(catalog, EVENTS, Prune.NONE);
+
+        assertThat(report.attempts()).isEqualTo(2);
+        List<String> expected = rowsWithout();
+        expected.addAll(TestTables.fingerprints(TestTables.simpleRows(100, 2), TestTables.SIMPLE));
+        expected.sort(null);
+        assertThat(TestTables.fingerprints(catalog.loadTable(EVENTS))).isEqualTo(expected);
+    }
 }
