@@ -4,56 +4,24 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
-import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.TableMetadata;
-import org.apache.iceberg.io.FileIO;
 
 /**
- * Step 4 of a rebuild: what landed on the live table between two versions of it (in rounds before
- * the gate, then once more under it). Commits that only appended are carried into the rebuilt
- * table with their data files as
- * they are; anything else (an overwrite, a delete, a row delta, a schema, spec, sort-order or
- * property change, an expiry) means the rebuild must start again from the new base.
+ * Step 4 of a rebuild, its look at the live table: which commits landed between two versions of it
+ * (in rounds before the gate, then once more under it), or why the rebuild must start again from
+ * a new base. Appends, overwrites, deletes and row deltas are rebased onto the rebuilt files
+ * ({@link DeltaRebase}); a schema, spec, sort-order, property, format or location change, an expiry,
+ * a branch or tag, a staged snapshot, another writer's rewrite ({@code replace}), or a row delta on
+ * a format-1 table mean starting again.
  */
 final class CatchUp {
-    /** Either the data files to carry over, or why the rebuild must start again. */
-    record Result(List<DataFile> appended, long appendedRows, int commits, String restartReason) {
-        boolean mustRestart() {
-            return restartReason != null;
-        }
-
-        /** This catch-up followed by {@code next}. */
-        Result then(Result next) {
-            List<DataFile> all = new ArrayList<>(appended);
-            all.addAll(next.appended);
-            return new Result(List.copyOf(all), appendedRows + next.appendedRows, commits + next.commits, null);
-        }
-    }
-
     private CatchUp() {}
-
-    static Result since(TableMetadata base, TableMetadata current, FileIO io) {
-        List<Snapshot> newer = new ArrayList<>();
-        String conflict = conflict(base, current, newer);
-        if (conflict != null) {
-            return restart(conflict);
-        }
-        List<DataFile> appended = new ArrayList<>();
-        long rows = 0;
-        for (Snapshot commit : newer) {
-            for (DataFile file : commit.addedDataFiles(io)) {
-                appended.add(file.copy());
-                rows += file.recordCount();
-            }
-        }
-        return new Result(List.copyOf(appended), rows, newer.size(), null);
-    }
 
     /**
      * Why what landed between {@code base} and {@code current} makes the rebuild start again, or
-     * null when it was only appends; reads no manifest, so it is cheap enough to ask while the rows
+     * null when its commits can be rebased; reads no manifest, so it is cheap enough to ask while the rows
      * still stream ({@link StreamRaceWatch}).
      */
     static String conflict(TableMetadata base, TableMetadata current) {
@@ -61,7 +29,7 @@ final class CatchUp {
     }
 
     /** {@link #conflict}, collecting the snapshots since {@code base} into {@code newer}, oldest first. */
-    private static String conflict(TableMetadata base, TableMetadata current, List<Snapshot> newer) {
+    static String conflict(TableMetadata base, TableMetadata current, List<Snapshot> newer) {
         String changed = definitionChange(base, current);
         if (changed != null) {
             return changed;
@@ -85,15 +53,14 @@ final class CatchUp {
             return "a snapshot was staged off the main branch";
         }
         for (Snapshot commit : newer) {
-            if (!DataOperations.APPEND.equals(commit.operation())) {
-                return "snapshot " + commit.snapshotId() + " is a " + commit.operation();
+            if (DataOperations.REPLACE.equals(commit.operation())) {
+                return "snapshot " + commit.snapshotId() + " is a replace (another writer rewrote files)";
+            }
+            if (current.formatVersion() < 2 && !DataOperations.APPEND.equals(commit.operation())) {
+                return "snapshot " + commit.snapshotId() + " is a " + commit.operation() + " on a format-1 table";
             }
         }
         return null;
-    }
-
-    private static Result restart(String reason) {
-        return new Result(List.of(), 0, 0, reason);
     }
 
     /** What, besides snapshots, changed between the two versions; null if nothing. */

@@ -13,12 +13,12 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * @param dataFilesAfter data files of the rebuilt table (written plus carried over)
  * @param rows rows of the base rewritten into new files (the kept files' rows are not among them)
  * @param rowsPruned rows of the base the prune dropped
- * @param carriedFiles data files of appends that landed during the rebuild, carried over as they are
+ * @param carriedFiles data files of commits that landed during the rebuild, carried over as they are
  * @param carriedRows rows in those carried files
  * @param bytesBefore data bytes of the base snapshot
  * @param bytesAfter data bytes of the rebuilt table
  * @param phases time spent per phase, in order
- * @param attempts how many times the rebuild started (more than one when a non-append raced it)
+ * @param attempts how many times the rebuild started (more than one when a commit it cannot rebase raced it)
  * @param reclaimJob the id of the reclaim job recorded with the swap
  * @param retiredFiles how many files that job will delete after the grace window; -1 until they
  *     are listed, right after the swap
@@ -27,6 +27,8 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * @param keptRows rows in those files
  * @param bytesWritten bytes of the new files the rebuild wrote
  * @param full whether every file was rewritten ({@code compact --full}, {@code floe.rebuild.full-every})
+ * @param commitsRebased commits that landed on the live table during the rebuild, rebased onto it
+ * @param deleteFilesAfter delete files of the rebuilt table (kept with kept files, carried, rebased)
  */
 public record CompactReport(
         TableIdentifier table,
@@ -47,7 +49,9 @@ public record CompactReport(
         long keptFiles,
         long keptRows,
         long bytesWritten,
-        boolean full) {
+        boolean full,
+        int commitsRebased,
+        int deleteFilesAfter) {
 
     public CompactReport {
         phases = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(phases));
@@ -74,7 +78,9 @@ public record CompactReport(
                 keptFiles,
                 keptRows,
                 bytesWritten,
-                full);
+                full,
+                commitsRebased,
+                deleteFilesAfter);
     }
 
     /** The whole report on one line, for the log. */
@@ -86,7 +92,8 @@ public record CompactReport(
         return "rebuilt " + table + (full ? " whole" : "") + ": " + snapshotsBefore + " snapshots -> 1, data files "
                 + dataFilesBefore + " -> " + dataFilesAfter + ", kept " + keptFiles + " files of " + keptRows
                 + " rows as they were, rows " + rows + " (pruned " + rowsPruned + ", carried " + carriedRows + " in "
-                + carriedFiles + " files), written " + bytesWritten + " bytes, bytes " + bytesBefore + " -> "
+                + carriedFiles + " files), " + commitsRebased + " commits rebased, delete files " + deleteFilesAfter
+                + ", written " + bytesWritten + " bytes, bytes " + bytesBefore + " -> "
                 + bytesAfter + ", attempts " + attempts + ", "
                 + timing + ", reclaim job " + reclaimJob + " " + retired + " after the grace window, " + handlesReloaded
                 + " handles reloaded";

@@ -3,7 +3,6 @@ package dev.floe.runtime;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
-import org.apache.iceberg.DataFile;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
@@ -24,7 +23,7 @@ import org.apache.iceberg.io.FileIO;
  */
 final class InPlace extends Installation {
     private TableMetadata rebuilt;
-    private ManifestFile prewritten;
+    private PrewrittenManifest prewritten;
 
     InPlace(
             RebuildCatalog catalog,
@@ -37,14 +36,14 @@ final class InPlace extends Installation {
     }
 
     @Override
-    void commit(RebuiltFiles files, List<DataFile> late, TableMetadata current, long pinned) {
-        this.prewritten = files.prewritten();
+    void commit(RebuiltFiles files, PrewrittenManifest prewritten, TableMetadata current, long pinned) {
+        this.prewritten = prewritten;
         rebuilt = InPlaceInstall.stage(
                 liveOps,
                 current,
                 RebuiltTableProperties.of(settings, current.properties(), true),
                 files,
-                late,
+                prewritten,
                 pinned,
                 settings.writerMarkers(),
                 journal);
@@ -79,14 +78,14 @@ final class InPlace extends Installation {
 
     /**
      * After a refused install: deletes what staging the rebuilt version wrote (its manifest lists, and
-     * its manifests but the pre-written one), which no version of the table references; the rebuilt
-     * data files and the pre-written manifest stay for the next install.
+     * its manifests but the pre-written ones), which no version of the table references; the rebuilt
+     * data files and the pre-written manifests stay for the next install.
      */
     private void unstage() {
         FileIO io = liveOps.io();
         for (org.apache.iceberg.Snapshot snapshot : rebuilt.snapshots()) {
             for (ManifestFile manifest : snapshot.allManifests(io)) {
-                if (prewritten == null || !manifest.path().equals(prewritten.path())) {
+                if (!prewritten.holds(manifest.path())) {
                     deleteIfThere(io, manifest.path());
                 }
             }

@@ -1,9 +1,7 @@
 package dev.floe.runtime;
 
-import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.BaseTable;
-import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
@@ -35,7 +33,7 @@ final class InPlaceInstall {
             TableMetadata base,
             Map<String, String> extraProperties,
             RebuiltFiles files,
-            List<DataFile> late,
+            PrewrittenManifest prewritten,
             long pinned,
             int maxWriters,
             RebuildJournal journal) {
@@ -45,7 +43,7 @@ final class InPlaceInstall {
                 .build();
         StagedOperations staged = new StagedOperations(liveOps, stripped, journal::fileStarted);
         Table target = new BaseTable(staged, "floe-rebuild-of-" + base.uuid());
-        RebuiltSnapshotCommit.commit(target, files, late, base, pinned, maxWriters, journal);
+        RebuiltSnapshotCommit.commit(target, files, prewritten, base, pinned, maxWriters, journal);
         return staged.current();
     }
 

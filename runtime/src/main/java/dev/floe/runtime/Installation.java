@@ -2,7 +2,6 @@ package dev.floe.runtime;
 
 import java.time.Instant;
 import java.util.List;
-import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
@@ -61,7 +60,7 @@ abstract class Installation {
     }
 
     /** Step 5: the rebuilt snapshot over the snapshots of {@code current}. */
-    abstract void commit(RebuiltFiles files, List<DataFile> late, TableMetadata current, long pinned);
+    abstract void commit(RebuiltFiles files, PrewrittenManifest prewritten, TableMetadata current, long pinned);
 
     /**
      * Step 6: makes the rebuilt table live, with a reclaim job for what it retires; throws {@link

@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.HasTableOperations;
-import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
@@ -68,11 +67,12 @@ final class RebuildAttempt {
     private Installation installation;
     private RebuildPlan plan;
     private RollingParquetWriter.Result written;
+    private CompactionMap map;
+    private DeltaRebase rebase;
     private TableMetadata midway;
-    private CatchUp.Result early;
-    private RebuiltFiles known;
+    private PrewrittenManifest prewritten;
     private TableMetadata current;
-    private CatchUp.Result late;
+    private RebuiltFiles rebuilt;
     private List<String> retiredMetadata;
     private ReclaimJob job;
     private boolean gateHeld;
@@ -171,7 +171,8 @@ final class RebuildAttempt {
 
     /**
      * 3b. Streams the rows of the files to rewrite, deletes applied, through the prune into large
-     * Parquet files, one group (one partition) at a time.
+     * Parquet files, one group (one partition) at a time, recording in the {@link CompactionMap}
+     * where each row went.
      */
     private void streamRows() {
         RollingParquetWriter writer = new RollingParquetWriter(installation.target(), context.settings(), location -> {
@@ -179,14 +180,28 @@ final class RebuildAttempt {
             reached(CompactionStep.FILE_STARTED);
         });
         StreamRaceWatch watch = new StreamRaceWatch(catalog, identifier, liveOps, base);
-        TaskRows reader = TaskRows.of(live, base.currentSnapshot().snapshotId(), base.schema());
+        TaskRows reader = TaskRows.withSources(live, base.currentSnapshot().snapshotId(), base.schema());
+        int positionAt = base.schema().columns().size();
+        map = new CompactionMap();
+        plan.kept().forEach(file -> map.keep(file.location()));
+        RollingParquetWriter.Placement placement = (row, location, position) ->
+                map.placed(row.get(positionAt + 1).toString(), (Long) row.get(positionAt), location, position);
         List<DataFile> files = new ArrayList<>();
         long rowsIn = 0;
         long rowsOut = 0;
         try {
             for (RebuildPlan.Group group : plan.groups()) {
-                try (CloseableIterable<Record> rows = watch.watch(reader.rows(group.tasks()))) {
-                    RollingParquetWriter.Result one = writer.write(rows, prune, group.partition(), group.routed());
+                // a routed group's files are repacked after: where their rows went is not recorded
+                CloseableIterable<Record> read = group.routed()
+                        ? reader.rows(group.tasks(), map::rewritingUnmapped)
+                        : reader.rows(group.tasks(), map::rewriting);
+                try (CloseableIterable<Record> rows = watch.watch(read)) {
+                    RollingParquetWriter.Result one = writer.write(
+                            rows,
+                            prune,
+                            group.partition(),
+                            group.routed(),
+                            group.routed() ? RollingParquetWriter.Placement.NONE : placement);
                     files.addAll(
                             group.routed()
                                     ? RoutedRepack.repack(one.files(), writer, installation.target())
@@ -207,19 +222,29 @@ final class RebuildAttempt {
     }
 
     /**
-     * 4a. Without the gate: catches up on what landed during the stream, in rounds (each reads only
-     * the commits since the last, until a round finds only a few), trims the metadata those commits
-     * left behind, and writes the manifest of every file known so far, so that the gate below waits
-     * only for the last few commits.
+     * 4a. Without the gate: rebases what landed during the stream ({@link DeltaRebase}), in rounds
+     * (each reads only the commits since the last, until a round finds only a few), trims the
+     * metadata those commits left behind, and writes the manifests of every file known so far, so
+     * that the gate below waits only for the last few commits.
      */
     private void catchUpBeforeTheGate() {
+        rebase = new DeltaRebase(
+                live,
+                installation.target(),
+                base,
+                plan,
+                written.files(),
+                map,
+                appliedDeletes(),
+                plan.groups().stream().anyMatch(RebuildPlan.Group::routed),
+                journal);
         midway = base;
         for (int round = 1; round <= EARLY_ROUNDS; round++) {
             TableMetadata now = liveOps.refresh();
-            CatchUp.Result step = carried(CatchUp.since(midway, now, live.io()));
-            early = early == null ? step : early.then(step);
+            int before = rebase.commits();
+            rebased(rebase.since(midway, now));
             midway = now;
-            if (step.commits() <= FEW_COMMITS) {
+            if (rebase.commits() - before <= FEW_COMMITS) {
                 break;
             }
         }
@@ -228,15 +253,24 @@ final class RebuildAttempt {
             // transaction does not prune hundreds of commit-log entries under the gate
             MetadataHistoryTrim.trim(catalog, identifier, midway);
         }
-        List<DataFile> files = new ArrayList<>(plan.kept());
-        files.addAll(written.files());
-        files.addAll(early.appended());
-        // with deletes kept, the snapshot is a row delta, which writes its manifests itself
-        ManifestFile prewritten =
-                plan.deletes().isEmpty() ? PrewrittenManifest.write(installation.target(), files, journal) : null;
-        known = new RebuiltFiles(files, prewritten, plan.deletes(), plan.rebuildsSinceFull());
+        rebase.flush();
+        prewritten = PrewrittenManifest.write(installation.target(), rebuiltFiles(), journal);
         reached(CompactionStep.MANIFEST_WRITTEN);
         phases.end("catch-up");
+    }
+
+    /** The delete files of the pinned snapshot that this rebuild applies: those of rewritten files, but kept ones. */
+    private java.util.Set<String> appliedDeletes() {
+        java.util.Set<String> applied = new java.util.HashSet<>();
+        plan.groups()
+                .forEach(group -> group.tasks()
+                        .forEach(task -> task.deletes().forEach(delete -> applied.add(DeleteFileKey.of(delete)))));
+        plan.deletes().forEach(delete -> applied.remove(DeleteFileKey.of(delete)));
+        return applied;
+    }
+
+    private RebuiltFiles rebuiltFiles() {
+        return rebase.content(plan.rebuildsSinceFull());
     }
 
     /** 4b. Takes the table's gate: host commits wait from here until the handles are reloaded. */
@@ -246,10 +280,12 @@ final class RebuildAttempt {
         phases.end("gate-wait");
     }
 
-    /** 4c. Under the gate: the appends since the last round before it. */
+    /** 4c. Under the gate: rebases the commits since the last round before it. */
     private void catchUpUnderTheGate() {
         current = liveOps.refresh();
-        late = carried(CatchUp.since(midway, current, live.io()));
+        rebased(rebase.since(midway, current));
+        rebase.flush();
+        rebuilt = rebuiltFiles();
         reached(CompactionStep.CAUGHT_UP);
     }
 
@@ -258,7 +294,7 @@ final class RebuildAttempt {
      * process's commit may land first and the catalog refuses the install. When what landed is
      * appends, they are carried like those of step 4 and the rebuilt version is staged and installed
      * again, without streaming the table again (a writer in another process appending every few
-     * hundred milliseconds would otherwise beat every attempt); anything else, or a table that
+     * hundred milliseconds would otherwise beat every attempt); anything it cannot rebase, or a table that
      * still moves after {@link #INSTALL_ROUNDS} installs, starts the attempt again.
      */
     private void commitAndInstall() {
@@ -272,23 +308,24 @@ final class RebuildAttempt {
                     throw refused;
                 }
                 TableMetadata now = liveOps.refresh();
-                CatchUp.Result landed = carried(CatchUp.since(current, now, live.io()));
-                late = late.then(landed);
+                int before = rebase.commits();
+                rebased(rebase.since(current, now));
+                rebase.flush();
+                rebuilt = rebuiltFiles();
                 current = now;
                 LOG.info(
-                        "floe: {} (install {} of {}); carries the {} append(s) that landed first and installs again",
+                        "floe: {} (install {} of {}); rebases the {} commit(s) that landed first and installs again",
                         refused.getMessage(),
                         round,
                         INSTALL_ROUNDS,
-                        landed.commits());
+                        rebase.commits() - before);
             }
         }
     }
 
     /** 5. The rebuilt table's one snapshot, carrying the writers' markers: committed or staged. */
     private void commitRebuiltSnapshot() {
-        installation.commit(
-                known, late.appended(), current, base.currentSnapshot().snapshotId());
+        installation.commit(rebuilt, prewritten, current, base.currentSnapshot().snapshotId());
         reached(CompactionStep.SCRATCH_COMMITTED);
         phases.end("commit");
     }
@@ -322,22 +359,19 @@ final class RebuildAttempt {
         context.gate().exit(key);
         gateHeld = false;
         phases.end("swap");
-        CatchUp.Result carried = early.then(late);
         CompactReport report = new CompactReport(
                 identifier,
                 base.snapshots().size(),
                 before.dataFiles(),
-                known.known().size() + late.appended().size(),
+                rebuilt.dataFiles().size(),
                 written.rowsOut(),
                 written.rowsIn() - written.rowsOut(),
-                carried.appended().size(),
-                carried.appendedRows(),
+                rebuilt.carried().size(),
+                rebuilt.carried().stream().mapToLong(DataFile::recordCount).sum(),
                 before.bytes(),
-                plan.keptBytes()
-                        + written.bytes()
-                        + carried.appended().stream()
-                                .mapToLong(DataFile::fileSizeInBytes)
-                                .sum(),
+                rebuilt.dataFiles().stream()
+                        .mapToLong(DataFile::fileSizeInBytes)
+                        .sum(),
                 phases.all(),
                 number,
                 job.id(),
@@ -346,7 +380,9 @@ final class RebuildAttempt {
                 plan.kept().size(),
                 plan.keptRows(),
                 written.bytes(),
-                plan.full());
+                plan.full(),
+                rebase.commits(),
+                rebuilt.deletes().size());
         LOG.info("floe: {}", report.summary());
         return report;
     }
@@ -395,11 +431,10 @@ final class RebuildAttempt {
         }
     }
 
-    private static CatchUp.Result carried(CatchUp.Result result) {
-        if (result.mustRestart()) {
-            throw new StartAgain(result.restartReason());
+    private static void rebased(String restartReason) {
+        if (restartReason != null) {
+            throw new StartAgain(restartReason);
         }
-        return result;
     }
 
     private void reached(CompactionStep step) {

@@ -93,7 +93,7 @@ final class RebuildPlanner {
                 continue;
             }
             kept.add(task.file());
-            task.deletes().forEach(delete -> deletes.putIfAbsent(delete.location(), delete));
+            task.deletes().forEach(delete -> deletes.putIfAbsent(DeleteFileKey.of(delete), delete));
         }
         List<RebuildPlan.Group> groups = new ArrayList<>();
         rewrite.forEach((partition, files) -> groups.add(new RebuildPlan.Group(

@@ -1,23 +1,51 @@
 package dev.floe.runtime;
 
 import java.util.List;
+import java.util.stream.Stream;
+import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.ManifestFile;
 
 /**
- * What the rebuilt snapshot lists, as known before the gate: the data files (kept, rewritten, and
- * appended during the stream), their pre-written manifest (null when there is none), the delete
- * files kept with them, and the count of rebuilds since the last full one.
+ * What the rebuilt snapshot lists: the pinned data files (kept as they are, and rewritten) with the
+ * deletes kept with them, the files carried from the commits since the pin (data files added, and
+ * deletes carried or rebased by {@link DeltaRebase}), and the count of rebuilds since the last full
+ * one.
  */
-record RebuiltFiles(List<DataFile> known, ManifestFile prewritten, List<DeleteFile> deletes, int sinceFull) {
+record RebuiltFiles(
+        List<DataFile> pinned,
+        List<DeleteFile> pinnedDeletes,
+        List<DataFile> carried,
+        List<DeleteFile> carriedDeletes,
+        int sinceFull) {
     RebuiltFiles {
-        known = List.copyOf(known);
-        deletes = List.copyOf(deletes);
+        pinned = List.copyOf(pinned);
+        pinnedDeletes = List.copyOf(pinnedDeletes);
+        carried = List.copyOf(carried);
+        carriedDeletes = List.copyOf(carriedDeletes);
     }
 
-    /** Files listed one by one, as a whole rewrite of a table does: no deletes, no count. */
-    static RebuiltFiles of(List<DataFile> known, ManifestFile prewritten) {
-        return new RebuiltFiles(known, prewritten, List.of(), 0);
+    /** Files listed one by one, as a whole rewrite of a table does: no deletes, nothing carried, no count. */
+    static RebuiltFiles of(List<DataFile> pinned) {
+        return new RebuiltFiles(pinned, List.of(), List.of(), List.of(), 0);
+    }
+
+    boolean isEmpty() {
+        return pinned.isEmpty() && carried.isEmpty() && pinnedDeletes.isEmpty() && carriedDeletes.isEmpty();
+    }
+
+    List<DataFile> dataFiles() {
+        return Stream.concat(pinned.stream(), carried.stream()).toList();
+    }
+
+    List<DeleteFile> deletes() {
+        return Stream.concat(pinnedDeletes.stream(), carriedDeletes.stream()).toList();
+    }
+
+    long bytes() {
+        return Stream.of(pinned, carried, pinnedDeletes, carriedDeletes)
+                .flatMap(List::stream)
+                .mapToLong(ContentFile::fileSizeInBytes)
+                .sum();
     }
 }

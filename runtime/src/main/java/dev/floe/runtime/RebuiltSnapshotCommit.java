@@ -1,14 +1,14 @@
 package dev.floe.runtime;
 
-import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.AppendFiles;
-import org.apache.iceberg.DataFile;
-import org.apache.iceberg.ManifestFile;
-import org.apache.iceberg.RowDelta;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.util.ContentFileUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,8 +16,10 @@ import org.slf4j.LoggerFactory;
  * Step 5 of a rebuild, under the gate: commits the rebuilt files to the scratch table as its one
  * snapshot, carrying the writers' markers of the snapshots it replaces ({@link WriterMarkers}).
  *
- * <p>The files listed before the gate come as their pre-written manifest, the ones carried since
- * as a second small manifest. Iceberg counts the files and rows of an appended manifest but not
+ * <p>The files listed before the gate come as their pre-written manifests ({@link
+ * PrewrittenManifest}), the ones carried since as small manifests of their own; deletes (kept,
+ * carried, rebased) go in delete manifests, each file with the data sequence number that makes it
+ * apply to the rows it applied to. Iceberg counts the files and rows of an appended manifest but not
  * their bytes, so the commit states the bytes itself: the rebuilt snapshot's totals ({@code
  * total-files-size}, {@code total-records}, {@code total-data-files}) are those of its files, and
  * every later append adds onto true figures.
@@ -30,15 +32,14 @@ final class RebuiltSnapshotCommit {
     private RebuiltSnapshotCommit() {}
 
     /**
-     * @param files the files listed before the gate (kept, written and carried), in their
-     *     pre-written manifest when there is one, and the delete files kept
-     * @param late the files of appends carried under the gate
+     * @param files what the rebuilt snapshot lists
+     * @param prewritten its manifests written before the gate
      * @param current the live table as read under the gate: whose snapshots the rebuild replaces
      */
     static void commit(
             Table scratch,
             RebuiltFiles files,
-            List<DataFile> late,
+            PrewrittenManifest prewritten,
             TableMetadata current,
             long pinned,
             int maxWriters,
@@ -58,31 +59,21 @@ final class RebuiltSnapshotCommit {
             marker.set(WRITER_MARKER, "true");
             marker.commit();
         }
-        List<DataFile> known = files.known();
-        ManifestFile prewritten = files.prewritten();
-        if (known.isEmpty() && late.isEmpty() && markers.head().isEmpty()) {
+        if (files.isEmpty() && markers.head().isEmpty()) {
             return; // nothing to hold, nothing to remember: the rebuilt table has no snapshot
         }
-        if (!files.deletes().isEmpty()) {
-            commitWithDeletes(scratch, files, late, markers, pinned);
-            return;
-        }
         AppendFiles append = scratch.newFastAppend();
-        if (prewritten != null) {
-            append.appendManifest(prewritten);
-            ManifestFile lateManifest = PrewrittenManifest.write(scratch, late, journal);
-            if (lateManifest != null) {
-                append.appendManifest(lateManifest);
-            }
-            long bytes = bytesOf(known) + bytesOf(late);
+        if (((HasTableOperations) scratch).operations().current().formatVersion() >= 2) {
+            prewritten.completedFor(scratch, files, journal).forEach(append::appendManifest);
+            long bytes = files.bytes();
             if (bytes > 0) {
                 append.set(SnapshotSummary.ADDED_FILE_SIZE_PROP, Long.toString(bytes));
             }
+            stateDeleteCounts(append, files);
         } else {
-            // a format-1 table copies appended manifests: its files are appended one by one, and
-            // Iceberg counts their bytes itself
-            known.forEach(append::appendFile);
-            late.forEach(append::appendFile);
+            // a format-1 table copies appended manifests (and has no deletes): its files are
+            // appended one by one, and Iceberg counts their bytes itself
+            files.dataFiles().forEach(append::appendFile);
         }
         markers.head().forEach(append::set);
         append.set(REBUILD_OF, Long.toString(pinned));
@@ -91,24 +82,38 @@ final class RebuiltSnapshotCommit {
     }
 
     /**
-     * The one snapshot as a row delta: the kept files with the position deletes (deletion vectors)
-     * that apply to them, all with this snapshot's sequence number, so each delete applies to the
-     * rows of the file it names, as before; rewritten files have new names, and no equality delete
-     * is kept ({@link RebuildPlanner}). Iceberg writes the manifests itself here.
+     * The delete counts of an appended delete manifest, which Iceberg leaves out of the summary (and
+     * so out of its totals): stated from the files themselves.
      */
-    private static void commitWithDeletes(
-            Table scratch, RebuiltFiles files, List<DataFile> late, WriterMarkers markers, long pinned) {
-        RowDelta delta = scratch.newRowDelta();
-        files.known().forEach(delta::addRows);
-        late.forEach(delta::addRows);
-        files.deletes().forEach(delta::addDeletes);
-        markers.head().forEach(delta::set);
-        delta.set(REBUILD_OF, Long.toString(pinned));
-        delta.set(RebuildPlanner.SINCE_FULL, Integer.toString(files.sinceFull()));
-        delta.commit();
+    private static void stateDeleteCounts(AppendFiles append, RebuiltFiles files) {
+        long positions = 0;
+        long equalities = 0;
+        long positionFiles = 0;
+        long equalityFiles = 0;
+        long vectors = 0;
+        for (DeleteFile delete : files.deletes()) {
+            if (delete.content() == FileContent.EQUALITY_DELETES) {
+                equalities += delete.recordCount();
+                equalityFiles += 1;
+            } else {
+                positions += delete.recordCount();
+                if (ContentFileUtil.isDV(delete)) {
+                    vectors += 1;
+                } else {
+                    positionFiles += 1;
+                }
+            }
+        }
+        setIfPositive(append, SnapshotSummary.ADDED_POS_DELETES_PROP, positions);
+        setIfPositive(append, SnapshotSummary.ADDED_EQ_DELETES_PROP, equalities);
+        setIfPositive(append, SnapshotSummary.ADD_POS_DELETE_FILES_PROP, positionFiles);
+        setIfPositive(append, SnapshotSummary.ADD_EQ_DELETE_FILES_PROP, equalityFiles);
+        setIfPositive(append, SnapshotSummary.ADDED_DVS_PROP, vectors);
     }
 
-    private static long bytesOf(List<DataFile> files) {
-        return files.stream().mapToLong(DataFile::fileSizeInBytes).sum();
+    private static void setIfPositive(AppendFiles append, String property, long value) {
+        if (value > 0) {
+            append.set(property, Long.toString(value));
+        }
     }
 }

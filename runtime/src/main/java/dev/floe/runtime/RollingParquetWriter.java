@@ -94,17 +94,24 @@ final class RollingParquetWriter {
         }
     }
 
+    /** Told where each row written went: row {@code position} of the file at {@code location}. */
+    interface Placement {
+        Placement NONE = (row, location, position) -> {};
+
+        void placed(Record row, String location, long position);
+    }
+
     /** Writes {@code rows} into an unpartitioned table, dropping those {@code prune} selects. */
     Result write(Iterable<Record> rows, Prune prune) {
-        return write(rows, prune, null, false);
+        return write(rows, prune, null, false, Placement.NONE);
     }
 
     /**
      * Writes {@code rows}, dropping those {@code prune} selects, into files of {@code partition} (null
      * for an unpartitioned spec), or, {@code routed}, each row into its partition of the table's spec.
      */
-    Result write(Iterable<Record> rows, Prune prune, StructLike partition, boolean routed) {
-        Files files = new Files(partition, routed);
+    Result write(Iterable<Record> rows, Prune prune, StructLike partition, boolean routed, Placement placement) {
+        Files files = new Files(partition, routed, placement);
         List<Record> sample = new ArrayList<>();
         long rowsIn = 0;
         try {
@@ -149,14 +156,16 @@ final class RollingParquetWriter {
         private final Map<StructLikeWrapper, Open> open = new LinkedHashMap<>(16, 0.75f, true);
 
         private final StructLike partition;
+        private final Placement placement;
         private final PartitionKey key;
         private final InternalRecordWrapper wrapper;
         private final StructLikeWrapper lookup;
         private GenericAppenderFactory factory;
         private long rowsOut;
 
-        Files(StructLike partition, boolean routed) {
+        Files(StructLike partition, boolean routed, Placement placement) {
             this.partition = partition;
+            this.placement = placement;
             this.key = routed ? new PartitionKey(table.spec(), table.schema()) : null;
             this.wrapper = routed ? new InternalRecordWrapper(table.schema().asStruct()) : null;
             this.lookup = StructLikeWrapper.forType(table.spec().partitionType());
@@ -192,6 +201,7 @@ final class RollingParquetWriter {
         void write(Record row) throws IOException {
             Open file = key == null ? single() : routed(row);
             file.writer.write(row);
+            placement.placed(row, file.location, file.rows);
             rowsOut += 1;
             file.rows += 1;
             if (file.rows % SIZE_CHECK_ROWS == 0) {
@@ -268,6 +278,7 @@ final class RollingParquetWriter {
         private final class Open {
             final StructLikeWrapper key;
             final DataWriter<Record> writer;
+            final String location;
             long rows;
 
             Open(StructLike partition) {
@@ -276,7 +287,7 @@ final class RollingParquetWriter {
                 EncryptedOutputFile out = table.spec().isPartitioned()
                         ? outputs.newOutputFile(table.spec(), partition)
                         : outputs.newOutputFile();
-                String location = out.encryptingOutputFile().location();
+                this.location = out.encryptingOutputFile().location();
                 onFileStarted.accept(location);
                 started.add(location);
                 this.writer = factory.newDataWriter(out, FileFormat.PARQUET, partition);

@@ -43,7 +43,8 @@ final class RoutedRepack {
             List<CloseableIterable<Record>> parts = new ArrayList<>();
             files.forEach(file -> parts.add(reader.rows(file)));
             try (CloseableIterable<Record> rows = CloseableIterable.concat(parts)) {
-                packed.addAll(writer.write(rows, Prune.NONE, files.get(0).partition(), false)
+                packed.addAll(writer.write(
+                                rows, Prune.NONE, files.get(0).partition(), false, RollingParquetWriter.Placement.NONE)
                         .files());
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

@@ -4,7 +4,6 @@ import dev.floe.catalog.CatalogFileException;
 import dev.floe.catalog.DurableChange;
 import java.time.Instant;
 import java.util.List;
-import org.apache.iceberg.DataFile;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -40,8 +39,8 @@ final class ScratchSwap extends Installation {
     }
 
     @Override
-    void commit(RebuiltFiles files, List<DataFile> late, TableMetadata current, long pinned) {
-        RebuiltSnapshotCommit.commit(target(), files, late, current, pinned, settings.writerMarkers(), journal);
+    void commit(RebuiltFiles files, PrewrittenManifest prewritten, TableMetadata current, long pinned) {
+        RebuiltSnapshotCommit.commit(target(), files, prewritten, current, pinned, settings.writerMarkers(), journal);
     }
 
     @Override

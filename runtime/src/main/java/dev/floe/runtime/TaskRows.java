@@ -1,14 +1,19 @@
 package dev.floe.runtime;
 
+import java.io.IOException;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import org.apache.iceberg.BaseFileScanTask;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.PartitionSpecParser;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SchemaParser;
@@ -18,6 +23,8 @@ import org.apache.iceberg.data.Record;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.expressions.ResidualEvaluator;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.CloseableIterator;
+import org.apache.iceberg.types.Types;
 
 /**
  * The rows of chosen data files, their deletes applied, read by field id in the table's schema:
@@ -55,6 +62,24 @@ final class TaskRows {
         return new TaskRows(table, table.newScan().useSnapshot(snapshotId).project(schema));
     }
 
+    /**
+     * A reader of {@code table}'s files as of {@code snapshotId}, in {@code schema} followed by each
+     * row's position in its file ({@code _pos}, at index {@code schema.columns().size()}) and its
+     * file's location ({@code _file}, the next): what the {@link CompactionMap} records.
+     */
+    static TaskRows withSources(Table table, long snapshotId, Schema schema) {
+        List<Types.NestedField> columns = new ArrayList<>(withPositions(schema).columns());
+        columns.add(MetadataColumns.FILE_PATH);
+        return of(table, snapshotId, new Schema(columns));
+    }
+
+    /** {@code schema} followed by the row position metadata column. */
+    static Schema withPositions(Schema schema) {
+        List<Types.NestedField> columns = new ArrayList<>(schema.columns());
+        columns.add(MetadataColumns.ROW_POSITION);
+        return new Schema(columns);
+    }
+
     /** A reader of files of {@code table} as it is now (files a rebuild wrote), in its schema. */
     static TaskRows current(Table table) {
         return new TaskRows(table, table.newScan().project(table.schema()));
@@ -68,6 +93,32 @@ final class TaskRows {
     /** The rows of every task in {@code tasks}, one file after the other. */
     CloseableIterable<Record> rows(List<FileScanTask> tasks) {
         return CloseableIterable.concat(tasks.stream().map(this::rows).toList());
+    }
+
+    /**
+     * {@link #rows(List)}, telling {@code onFile} each task's file location before its first row (and
+     * before a file with no row left is passed over).
+     */
+    CloseableIterable<Record> rows(List<FileScanTask> tasks, Consumer<String> onFile) {
+        return CloseableIterable.concat(tasks.stream()
+                .map(task -> announced(rows(task), task.file().location(), onFile))
+                .toList());
+    }
+
+    private static CloseableIterable<Record> announced(
+            CloseableIterable<Record> rows, String location, Consumer<String> onFile) {
+        return new CloseableIterable<>() {
+            @Override
+            public CloseableIterator<Record> iterator() {
+                onFile.accept(location);
+                return rows.iterator();
+            }
+
+            @Override
+            public void close() throws IOException {
+                rows.close();
+            }
+        };
     }
 
     /** The rows of {@code task}'s file with every delete the task lists applied. */
@@ -87,11 +138,16 @@ final class TaskRows {
 
     /** The rows of a data file this rebuild wrote (no deletes, in the table's current spec). */
     CloseableIterable<Record> rows(DataFile written) {
+        return rows(written, table.spec());
+    }
+
+    /** The rows of data file {@code file} of {@code spec}, no delete applied. */
+    CloseableIterable<Record> rows(DataFile file, PartitionSpec spec) {
         return rows(new BaseFileScanTask(
-                written,
+                file,
                 new DeleteFile[0],
                 SchemaParser.toJson(table.schema()),
-                PartitionSpecParser.toJson(table.spec()),
+                PartitionSpecParser.toJson(spec),
                 ResidualEvaluator.unpartitioned(Expressions.alwaysTrue())));
     }
 }

@@ -14,7 +14,6 @@ import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.HasTableOperations;
-import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
@@ -108,13 +107,13 @@ class InPlaceInstallTest {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        ManifestFile prewritten = PrewrittenManifest.write(live, written.files(), journal);
+        RebuiltFiles files = RebuiltFiles.of(written.files());
         return InPlaceInstall.stage(
                 ops(live),
                 base,
                 RebuiltTableProperties.of(settings, base.properties()),
-                RebuiltFiles.of(written.files(), prewritten),
-                List.of(),
+                files,
+                PrewrittenManifest.write(live, files, journal),
                 base.currentSnapshot().snapshotId(),
                 settings.writerMarkers(),
                 journal);

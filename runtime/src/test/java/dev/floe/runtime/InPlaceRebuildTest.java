@@ -87,6 +87,53 @@ class InPlaceRebuildTest {
     }
 
     @Test
+    void rowDeltasBeforeTheGateAndFromAnotherInstanceUnderItAreRebasedInPlace() throws Exception {
+        Table table = jdbc.buildTable(EVENTS, TestTables.SIMPLE)
+                .withProperty(org.apache.iceberg.TableProperties.FORMAT_VERSION, "2")
+                .create();
+        List<org.apache.iceberg.DataFile> files = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            org.apache.iceberg.DataFile file = TestTables.writeFile(table, TestTables.simpleRows(i * 10L, 10));
+            table.newFastAppend().appendFile(file).commit();
+            files.add(file);
+        }
+        Table host = jdbc.loadTable(EVENTS);
+        boolean[] once = {false, false};
+        CompactionProbe deltas = (step, id) -> {
+            if (step == CompactionStep.ROWS_WRITTEN && !once[0]) {
+                once[0] = true; // an upsert of id 3
+                host.newRowDelta()
+                        .addRows(TestTables.writeFile(host, List.of(TestTables.simpleRow(3))))
+                        .addDeletes(RowDeltas.equalityDeletes(host, 3))
+                        .commit();
+            }
+            if (step == CompactionStep.CAUGHT_UP && !once[1]) {
+                once[1] = true; // past this process's gate: the install is refused, and rebased
+                try (JdbcCatalog other = jdbc()) {
+                    Table elsewhere = other.loadTable(EVENTS);
+                    elsewhere
+                            .newRowDelta()
+                            .addDeletes(RowDeltas.positionDeletes(elsewhere, files.get(2), 4))
+                            .commit();
+                }
+            }
+        };
+
+        CompactReport report = new Compactor(
+                        settings, new WriterGate(), new HandleRegistry(0), deltas, Clock.systemUTC())
+                .compactTable(catalog, EVENTS, Prune.NONE);
+
+        assertThat(report.attempts()).isEqualTo(1);
+        try (JdbcCatalog reader = jdbc()) {
+            Table rebuilt = reader.loadTable(EVENTS);
+            assertThat(rebuilt.snapshots()).hasSize(1);
+            List<Record> expected = new java.util.ArrayList<>(TestTables.simpleRows(0, 40));
+            expected.removeIf(row -> (Long) row.getField("id") == 24);
+            assertThat(TestTables.fingerprints(rebuilt)).isEqualTo(TestTables.fingerprints(expected, rebuilt.schema()));
+        }
+    }
+
+    @Test
     void appendsOnBothSidesOfTheGateAreCarriedAndRetiredFilesReclaimedByReference() throws Exception {
         tinyAppends(10, 5);
         Table host = jdbc.loadTable(EVENTS);

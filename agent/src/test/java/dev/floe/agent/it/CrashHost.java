@@ -25,6 +25,9 @@ public final class CrashHost {
             Types.NestedField.required(1, "id", Types.LongType.get()),
             Types.NestedField.optional(2, "payload", Types.StringType.get()));
 
+    /** With {@code -Dcrash.upserts=K} (unpartitioned), each commit also upserts the K ids before it. */
+    static final int UPSERTS = Integer.getInteger("crash.upserts", 0);
+
     private CrashHost() {}
 
     public static void main(String[] args) throws Exception {
@@ -49,13 +52,25 @@ public final class CrashHost {
         System.out.println("table-uuid " + table.uuid());
         long next = table.currentSnapshot() == null
                 ? 0
-                : Long.parseLong(table.currentSnapshot().summary().get("total-records"));
+                : UPSERTS > 0
+                        ? maxId(table) + 1
+                        : Long.parseLong(table.currentSnapshot().summary().get("total-records"));
         int lastSnapshots = -1;
         int sinceCollapse = -1;
         for (int commit = 0; commit < maxCommits; commit++) {
-            org.apache.iceberg.AppendFiles append = table.newFastAppend();
-            CrashHostFiles.writeByPartition(table, next, rows).forEach(append::appendFile);
-            append.commit();
+            if (UPSERTS > 0 && next >= UPSERTS) {
+                // an upsert: the new rows, and the last few again, their earlier version deleted by
+                // equality (the same rows, so every acknowledged id is still there exactly once)
+                org.apache.iceberg.RowDelta delta = table.newRowDelta();
+                CrashHostFiles.writeByPartition(table, next, rows).forEach(delta::addRows);
+                delta.addRows(CrashHostFiles.write(table, next - UPSERTS, UPSERTS));
+                delta.addDeletes(CrashHostFiles.equalityDeletes(table, next - UPSERTS, UPSERTS));
+                delta.commit();
+            } else {
+                org.apache.iceberg.AppendFiles append = table.newFastAppend();
+                CrashHostFiles.writeByPartition(table, next, rows).forEach(append::appendFile);
+                append.commit();
+            }
             System.out.println("acked " + next + " " + rows);
             System.out.flush();
             next += rows;
@@ -72,5 +87,17 @@ public final class CrashHost {
         }
         System.out.println("done next=" + next);
         ((AutoCloseable) catalog).close();
+    }
+
+    /** The largest id in the table (an upsert stream's record count also counts the versions it deleted). */
+    private static long maxId(Table table) throws java.io.IOException {
+        long max = -1;
+        try (org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.data.Record> rows =
+                org.apache.iceberg.data.IcebergGenerics.read(table).select("id").build()) {
+            for (org.apache.iceberg.data.Record row : rows) {
+                max = Math.max(max, (Long) row.getField("id"));
+            }
+        }
+        return max;
     }
 }

@@ -79,4 +79,28 @@ final class CrashHostFiles {
         }
         return writer.toDataFile();
     }
+
+    /** An equality-delete file (on {@code id}, unpartitioned) of ids {@code firstId ..}. */
+    static org.apache.iceberg.DeleteFile equalityDeletes(Table table, long firstId, int count) throws IOException {
+        org.apache.iceberg.Schema idOnly = table.schema().select("id");
+        GenericAppenderFactory factory = new GenericAppenderFactory(
+                table.schema(),
+                table.spec(),
+                new int[] {table.schema().findField("id").fieldId()},
+                idOnly,
+                null);
+        OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
+                .format(FileFormat.PARQUET)
+                .build();
+        org.apache.iceberg.deletes.EqualityDeleteWriter<Record> writer =
+                factory.newEqDeleteWriter(files.newOutputFile(), FileFormat.PARQUET, null);
+        try (writer) {
+            for (long id = firstId; id < firstId + count; id++) {
+                Record key = GenericRecord.create(idOnly);
+                key.setField("id", id);
+                writer.write(key);
+            }
+        }
+        return writer.toDeleteFile();
+    }
 }
