@@ -38,9 +38,19 @@ final class TaskRows {
     private final Object reader;
     private final Method open;
     private final Table table;
+    /** Applies deletes when the rows carry their positions; null when they do not. */
+    private final AppliedDeletes deletes;
 
     private TaskRows(Table table, TableScan scan) {
         this.table = table;
+        int positionAt = -1;
+        List<Types.NestedField> columns = scan.schema().columns();
+        for (int i = 0; i < columns.size(); i++) {
+            if (columns.get(i).fieldId() == MetadataColumns.ROW_POSITION.fieldId()) {
+                positionAt = i;
+            }
+        }
+        this.deletes = positionAt < 0 ? null : new AppliedDeletes(table, scan.schema(), positionAt);
         try {
             Class<?> type =
                     Class.forName("org.apache.iceberg.data.GenericReader", true, TableScan.class.getClassLoader());
@@ -121,9 +131,29 @@ final class TaskRows {
         };
     }
 
-    /** The rows of {@code task}'s file with every delete the task lists applied. */
-    @SuppressWarnings("unchecked")
+    /**
+     * The rows of {@code task}'s file with every delete the task lists applied: by {@link
+     * AppliedDeletes} when the rows carry their positions (each equality delete read once per
+     * reader), else by Iceberg's reader.
+     */
     CloseableIterable<Record> rows(FileScanTask task) {
+        if (deletes != null && !task.deletes().isEmpty() && deletes.canApply(task)) {
+            return deletes.apply(task, open(withoutDeletes(task)));
+        }
+        return open(task);
+    }
+
+    private FileScanTask withoutDeletes(FileScanTask task) {
+        return new BaseFileScanTask(
+                task.file(),
+                new DeleteFile[0],
+                SchemaParser.toJson(table.schema()),
+                PartitionSpecParser.toJson(task.spec()),
+                ResidualEvaluator.unpartitioned(Expressions.alwaysTrue()));
+    }
+
+    @SuppressWarnings("unchecked")
+    private CloseableIterable<Record> open(FileScanTask task) {
         try {
             return (CloseableIterable<Record>) open.invoke(reader, task);
         } catch (InvocationTargetException e) {
