@@ -206,7 +206,7 @@ final class DeltaRebase {
                 return "adds a partitioned equality delete while this rebuild routes an earlier spec's rows";
             }
             carriedDeletes.put(key, delete);
-            equality.resolve(delete, carried.values(), rebased);
+            equality.resolve(delete, carried, rebased);
             return null;
         }
         String referenced = ContentFileUtil.referencedDataFileLocation(delete);

@@ -3,7 +3,6 @@ package dev.floe.runtime;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -22,6 +21,7 @@ import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.TypeUtil;
+import org.apache.iceberg.util.StructLikeMap;
 import org.apache.iceberg.util.StructLikeSet;
 import org.apache.iceberg.util.StructLikeWrapper;
 
@@ -34,68 +34,85 @@ import org.apache.iceberg.util.StructLikeWrapper;
  * files share the rebuilt snapshot's one sequence number. A carried equality delete therefore
  * still applies to every pinned row, as it did on the live table, and to no carried file; the
  * carried files it did apply to (those committed before it: a lower sequence number on the live
- * table) get its positions instead. Only those few files are read, only the delete's columns, and
- * each once an attempt (their keys stay in memory: a rebuild's carried rows, not the table's).
+ * table) get its positions instead. Only those files are read, only the delete's columns, each
+ * once an attempt: their keys stay in memory, in an index (a rebuild's carried rows, not the
+ * table's), so resolving a delete costs its own rows.
  */
 final class EqualityResolution {
     private final Table live;
     private final BaseDeleteLoader loader;
-    /** Keys of carried files already read, by file and equality fields. */
-    private final Map<String, Keys> read = new HashMap<>();
+    /** The keys of the carried files' rows, by the equality fields they were read for. */
+    private final Map<Set<Integer>, KeyIndex> indexes = new HashMap<>();
 
     EqualityResolution(Table live) {
         this.live = live;
         this.loader = new BaseDeleteLoader(file -> live.io().newInputFile(file.location()));
     }
 
-    /** Adds to {@code into} the rows of {@code carried} that {@code delete} deletes on the live table. */
-    void resolve(DeleteFile delete, Collection<DataFile> carried, RebasedDeletes into) {
-        List<DataFile> applies =
-                carried.stream().filter(file -> appliesTo(delete, file)).toList();
-        if (applies.isEmpty()) {
+    /** Where a row with a key is: a carried file and its position there. */
+    private record Located(DataFile file, long position) {}
+
+    /** Every carried row's key, each carried file read once (its key columns only). */
+    private static final class KeyIndex {
+        final Schema keys;
+        final StructLikeMap<List<Located>> rows;
+        final Set<String> indexed = new HashSet<>();
+
+        KeyIndex(Schema keys) {
+            this.keys = keys;
+            this.rows = StructLikeMap.create(keys.asStruct());
+        }
+    }
+
+    /**
+     * Adds to {@code into} the rows of the {@code carried} files (by location) that {@code delete}
+     * deletes on the live table: its keys are looked up in the index, so the cost is its rows and
+     * their matches, not the carried files.
+     */
+    void resolve(DeleteFile delete, Map<String, DataFile> carried, RebasedDeletes into) {
+        if (carried.isEmpty()) {
             return;
         }
-        Set<Integer> fields = new HashSet<>(delete.equalityFieldIds());
-        Schema keys = TypeUtil.select(live.schema(), fields);
-        StructLikeSet deleted = loader.loadEqualityDeletes(List.of(delete), keys);
-        for (DataFile file : applies) {
-            Keys of = keysOf(file, fields, keys);
-            for (int i = 0; i < of.keys.size(); i++) {
-                if (deleted.contains(of.keys.get(i))) {
-                    into.delete(file.location(), file.partition(), of.positions[i]);
+        Set<Integer> fields = Set.copyOf(delete.equalityFieldIds());
+        KeyIndex index =
+                indexes.computeIfAbsent(fields, f -> new KeyIndex(TypeUtil.select(live.schema(), new HashSet<>(f))));
+        for (DataFile file : carried.values()) {
+            if (index.indexed.add(file.location())) {
+                read(file, index);
+            }
+        }
+        StructLikeSet deleted = loader.loadEqualityDeletes(List.of(delete), index.keys);
+        for (StructLike key : deleted) {
+            List<Located> found = index.rows.get(key);
+            if (found == null) {
+                continue;
+            }
+            for (Located row : found) {
+                if (carried.containsKey(row.file().location()) && appliesTo(delete, row.file())) {
+                    into.delete(row.file().location(), row.file().partition(), row.position());
                 }
             }
         }
     }
 
-    /** The key columns of a carried file's rows, with their positions: read once per attempt. */
-    private record Keys(List<StructLike> keys, long[] positions) {}
-
-    private Keys keysOf(DataFile file, Set<Integer> fields, Schema keys) {
-        return read.computeIfAbsent(file.location() + "#" + fields, k -> {
-            Schema projection = TaskRows.withPositions(keys);
-            int posIndex = keys.columns().size();
-            TaskRows reader = TaskRows.of(live, live.currentSnapshot().snapshotId(), projection);
-            InternalRecordWrapper wrapper = new InternalRecordWrapper(keys.asStruct());
-            List<StructLike> found = new ArrayList<>();
-            long[] positions = new long[(int) Math.min(Integer.MAX_VALUE - 8, file.recordCount())];
-            try (CloseableIterable<Record> rows = reader.rows(file, live.specs().get(file.specId()))) {
-                for (Record row : rows) {
-                    Record key = GenericRecord.create(keys);
-                    for (int c = 0; c < posIndex; c++) {
-                        key.set(c, row.get(c));
-                    }
-                    if (found.size() == positions.length) {
-                        positions = java.util.Arrays.copyOf(positions, positions.length * 2 + 1);
-                    }
-                    positions[found.size()] = (Long) row.get(posIndex);
-                    found.add(wrapper.copyFor(key));
+    private void read(DataFile file, KeyIndex index) {
+        Schema projection = TaskRows.withPositions(index.keys);
+        int posIndex = index.keys.columns().size();
+        TaskRows reader = TaskRows.of(live, live.currentSnapshot().snapshotId(), projection);
+        InternalRecordWrapper wrapper = new InternalRecordWrapper(index.keys.asStruct());
+        try (CloseableIterable<Record> rows = reader.rows(file, live.specs().get(file.specId()))) {
+            for (Record row : rows) {
+                Record key = GenericRecord.create(index.keys);
+                for (int c = 0; c < posIndex; c++) {
+                    key.set(c, row.get(c));
                 }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+                index.rows
+                        .computeIfAbsent(wrapper.copyFor(key), k -> new ArrayList<>(1))
+                        .add(new Located(file, (Long) row.get(posIndex)));
             }
-            return new Keys(found, positions);
-        });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /**
