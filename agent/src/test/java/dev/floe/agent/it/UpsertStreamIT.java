@@ -95,10 +95,11 @@ class UpsertStreamIT {
                 .as("commits made (the host is stopped when floe gives up)")
                 .isEqualTo(COMMITS);
         softly.assertThat(rebuilt).as("rebuilds that succeeded").hasSizeGreaterThanOrEqualTo(3);
-        // a rebuild runs in the background while commits go on: a few commits land past the trigger
+        // a rebuild runs in the background while the host commits back to back (about 25 a second):
+        // the commits of one rebuild land past the trigger, and are rebased
         softly.assertThat(Long.parseLong(result.get("snapshots")))
                 .as("snapshots at the end")
-                .isLessThanOrEqualTo(TRIGGER + 40L);
+                .isLessThanOrEqualTo(3L * TRIGGER);
         softly.assertThat(result.get("deletesSincePin"))
                 .as("the host's check of the deletes after the last rebuild: %s", lastRebuild)
                 .isEqualTo("ok");
@@ -220,8 +221,9 @@ class UpsertStreamIT {
                         "\n",
                         "floe.trigger.snapshots=" + TRIGGER,
                         "floe.trigger.min-interval=1s",
-                        // the host's final read-back of its held handle may start just before a swap
-                        "floe.reclaim.grace=10s",
+                        // the host's final read-back (slow with many equality deletes) may read a version a swap
+                        // retires
+                        "floe.reclaim.grace=5m",
                         ""));
         return file;
     }
