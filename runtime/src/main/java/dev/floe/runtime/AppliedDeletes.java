@@ -42,7 +42,7 @@ final class AppliedDeletes {
         this.table = table;
         this.read = read;
         this.positionAt = positionAt;
-        this.loader = new BaseDeleteLoader(file -> table.io().newInputFile(file.location()));
+        this.loader = DeleteLoaders.onThisThread(file -> table.io().newInputFile(file.location()));
     }
 
     /** Whether its equality deletes are on columns this stream reads (else Iceberg's reader applies them). */

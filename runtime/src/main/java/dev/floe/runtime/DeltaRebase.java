@@ -88,7 +88,7 @@ final class DeltaRebase {
         this.routed = routed;
         this.rebased = new RebasedDeletes(target, formatVersion, journal);
         this.equality = new EqualityResolution(live);
-        this.loader = new BaseDeleteLoader(file -> live.io().newInputFile(file.location()));
+        this.loader = DeleteLoaders.onThisThread(file -> live.io().newInputFile(file.location()));
     }
 
     /** Rebases the commits from {@code from} to {@code to}; the reason to start again, or null. */

@@ -46,7 +46,7 @@ final class EqualityResolution {
 
     EqualityResolution(Table live) {
         this.live = live;
-        this.loader = new BaseDeleteLoader(file -> live.io().newInputFile(file.location()));
+        this.loader = DeleteLoaders.onThisThread(file -> live.io().newInputFile(file.location()));
     }
 
     /** Where a row with a key is: a carried file and its position there. */
