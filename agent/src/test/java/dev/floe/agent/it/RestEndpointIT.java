@@ -146,6 +146,45 @@ class RestEndpointIT {
         assertThat(new TreeSet<>(ids)).as("every row of (a) and (c)").containsExactlyElementsOf(expected);
     }
 
+    @Test
+    void aPortInUseIsOneErrorAndTheHostRunsGuardedWithoutTheEndpoint() throws Exception {
+        Path warehouse = dir.resolve("warehouse");
+        Path hostCatalog = dir.resolve("catalog.properties");
+        Files.writeString(hostCatalog, "catalog-impl=dev.floe.catalog.MapDbCatalog\nwarehouse=" + warehouse + "\n");
+        int commits = 80;
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            Path floe = dir.resolve("floe.properties");
+            Files.writeString(
+                    floe,
+                    "floe.trigger.snapshots=" + TRIGGER + "\nfloe.trigger.min-interval=1s\nfloe.rest.port="
+                            + taken.getLocalPort() + "\n");
+            Jvm.Run run = Jvm.run(
+                    dir.resolve("ingest.log"),
+                    List.of(Jvm.agentArg(floe)),
+                    Jvm.SAMPLES_JAR.toString(),
+                    "dev.floe.samples.Ingest",
+                    hostCatalog.toString(),
+                    EVENTS.toString(),
+                    Integer.toString(commits),
+                    "2",
+                    "1");
+            assertThat(run.exitCode()).as(run.output()).isZero();
+            assertThat(run.lines("[floe] ERROR"))
+                    .as(run.output())
+                    .singleElement()
+                    .asString()
+                    .contains("floe.rest.port is " + taken.getLocalPort())
+                    .contains("choose a free port")
+                    .contains("floe guards on without the endpoint");
+            assertThat(run.lines("[floe] INFO floe "))
+                    .singleElement()
+                    .asString()
+                    .contains("the REST catalog endpoint is not running");
+            assertThat(run.lines("floe: rebuilt db.events")).as(run.output()).isNotEmpty();
+            assertThat(run.resultLong("rows")).isEqualTo(commits * 2L);
+        }
+    }
+
     private Child ingest(String name, List<String> jvm, long firstId, int paceMillis, Path stop, Path catalog)
             throws Exception {
         List<String> options = new ArrayList<>(jvm);
