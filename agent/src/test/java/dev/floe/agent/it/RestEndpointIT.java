@@ -146,6 +146,55 @@ class RestEndpointIT {
         assertThat(new TreeSet<>(ids)).as("every row of (a) and (c)").containsExactlyElementsOf(expected);
     }
 
+    /**
+     * The host commits once and then idles; every further commit comes over REST. floe rebuilds the
+     * table once those pass the trigger: the guard saw them, which it does only for commits that
+     * passed its gate ({@code Hooks.afterCommit} observes a commit only when {@code beforeCommit} took
+     * the gate).
+     */
+    @Test
+    void commitsOverRestPassTheGateAndAreWatchedLikeTheHostsOwn() throws Exception {
+        Path warehouse = dir.resolve("warehouse");
+        Path hostCatalog = dir.resolve("catalog.properties");
+        Files.writeString(hostCatalog, "catalog-impl=dev.floe.catalog.MapDbCatalog\nwarehouse=" + warehouse + "\n");
+        createTable(warehouse);
+        Path floe = dir.resolve("floe.properties");
+        Files.writeString(
+                floe,
+                "floe.trigger.snapshots=" + TRIGGER + "\nfloe.trigger.min-interval=1s\nfloe.rest.port=0\n"
+                        + "floe.rest.writes=true\n");
+        int restCommits = TRIGGER + 10;
+        Jvm.Run writer;
+        try (Child host =
+                ingest("host (a)", List.of(Jvm.agentArg(floe)), 0, 600_000, dir.resolve("stop"), hostCatalog)) {
+            Matcher started = ENDPOINT.matcher(host.awaitLine(ENDPOINT.asPredicate(), 1, HANG));
+            assertThat(started.find()).isTrue();
+            host.awaitLine(l -> l.contains("the REST catalog endpoint serves MapDbCatalog"), 1, HANG);
+            Path restCatalog = dir.resolve("rest-catalog.properties");
+            Files.writeString(
+                    restCatalog,
+                    "catalog-impl=org.apache.iceberg.rest.RESTCatalog\nuri=" + started.group(1)
+                            + "\nio-impl=org.apache.iceberg.hadoop.HadoopFileIO\n");
+            writer = Jvm.run(
+                    dir.resolve("writer.log"),
+                    List.of("-Dingest.first-id=" + OTHER_IDS, "-Dingest.verify=own"),
+                    Jvm.SAMPLES_JAR.toString(),
+                    "dev.floe.samples.Ingest",
+                    restCatalog.toString(),
+                    EVENTS.toString(),
+                    Integer.toString(restCommits),
+                    Integer.toString(ROWS),
+                    "1");
+            assertThat(writer.exitCode()).as(writer.output()).isZero();
+            assertThat(host.awaitLine(REBUILT, 1, HANG)).contains("snapshots -> 1");
+            assertThat(host.output()).doesNotContain("ERROR");
+        }
+        assertThat(writer.result()).containsEntry("ownRows", Long.toString(restCommits * (long) ROWS));
+        List<Long> ids = idsReadBack(warehouse);
+        assertThat(ids).doesNotHaveDuplicates();
+        assertThat(ids.stream().filter(id -> id >= OTHER_IDS)).hasSize(restCommits * ROWS);
+    }
+
     @Test
     void aPortInUseIsOneErrorAndTheHostRunsGuardedWithoutTheEndpoint() throws Exception {
         Path warehouse = dir.resolve("warehouse");
