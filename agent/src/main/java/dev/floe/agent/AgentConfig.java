@@ -3,6 +3,7 @@ package dev.floe.agent;
 import dev.floe.runtime.GuardSettings;
 import dev.floe.runtime.Prune;
 import dev.floe.runtime.RebuildSettings;
+import dev.floe.runtime.rest.RestSettings;
 import java.io.IOException;
 import java.io.Reader;
 import java.lang.reflect.Constructor;
@@ -40,11 +41,18 @@ public final class AgentConfig {
     private final List<String> warnings;
     private final String source;
     private final Map<String, String> values;
+    private final RestSettings rest;
 
     private AgentConfig(
-            boolean enabled, GuardSettings settings, List<String> warnings, String source, Map<String, String> values) {
+            boolean enabled,
+            GuardSettings settings,
+            RestSettings rest,
+            List<String> warnings,
+            String source,
+            Map<String, String> values) {
         this.enabled = enabled;
         this.settings = settings;
+        this.rest = rest;
         this.warnings = warnings;
         this.source = source;
         this.values = Map.copyOf(values);
@@ -70,6 +78,11 @@ public final class AgentConfig {
 
     public GuardSettings settings() {
         return settings;
+    }
+
+    /** The REST catalog endpoint's settings; null when it is off ({@code floe.rest.port} not set). */
+    public RestSettings rest() {
+        return rest;
     }
 
     /** One line per unknown key. */
@@ -224,7 +237,8 @@ public final class AgentConfig {
                 busyBackoff,
                 busyBackoffMax,
                 stateFile);
-        return new AgentConfig(enabled, settings, warnings, source, values);
+        RestSettings rest = RestConfig.parse(v, warnings);
+        return new AgentConfig(enabled, settings, rest, warnings, source, values);
     }
 
     private static Supplier<Prune> pruneSupplier(ConfigValues v, ClassLoader loader) throws ConfigException {

@@ -12,7 +12,15 @@ import java.util.Map;
 final class BridgeInstall {
     private BridgeInstall() {}
 
-    static void install(Path agentJar, Map<String, String> config, String source) {
-        FloeBridge.install(new LoaderGuards(agentJar, config, source));
+    /**
+     * @param restSlot attaches the REST endpoint's handler (the first attached is served); null when
+     *     the endpoint is off
+     */
+    static void install(
+            Path agentJar,
+            Map<String, String> config,
+            String source,
+            java.util.function.Predicate<com.sun.net.httpserver.HttpHandler> restSlot) {
+        FloeBridge.install(new LoaderGuards(agentJar, config, source, restSlot));
     }
 }

@@ -77,7 +77,8 @@ public final class FloeAgent {
                 return;
             }
             BridgeInjection.intoBootstrap(instrumentation, FloeAgent.class.getClassLoader());
-            BridgeInstall.install(agentJar, config.values(), config.source());
+            dev.floe.runtime.rest.RestListener rest = RestStart.open(config.rest());
+            BridgeInstall.install(agentJar, config.values(), config.source(), rest == null ? null : rest::attach);
             instrument(instrumentation);
             String what = iceberg.present()
                     ? "guards Iceberg " + iceberg.version()
@@ -91,7 +92,8 @@ public final class FloeAgent {
                             : config.settings().tables())
                     + ", rebuild at " + config.settings().triggerSnapshots() + " snapshots or "
                     + config.settings().triggerDataFiles() + " data files or "
-                    + config.settings().triggerMetadataBytes() + " metadata bytes");
+                    + config.settings().triggerMetadataBytes() + " metadata bytes"
+                    + RestStart.describe(config.rest(), rest));
         } catch (ConfigException e) {
             AgentLog.error("floe " + VERSION + " stays off: " + e.getMessage() + ". The host runs unguarded.");
         } catch (Throwable e) {

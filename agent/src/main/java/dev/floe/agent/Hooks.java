@@ -33,6 +33,7 @@ public final class Hooks implements FloeBridge.Dispatcher {
     private final GuardSettings settings;
     private final String jmxSuffix;
     private final SharedTables shared = new SharedTables();
+    private final RestAttachment rest;
     private volatile Guard guard;
 
     /**
@@ -41,13 +42,25 @@ public final class Hooks implements FloeBridge.Dispatcher {
      */
     static final java.time.Duration EXIT_WAIT = java.time.Duration.ofSeconds(10);
 
-    /** Called reflectively by {@link LoaderGuards}, with JDK types only. */
-    public Hooks(Map<String, String> config, String source, String jmxSuffix, String loaderName, String instrumented) {
+    /**
+     * Called reflectively by {@link LoaderGuards}, with JDK types only.
+     *
+     * @param restSlot attaches the REST endpoint's handler; null when the endpoint is off
+     */
+    public Hooks(
+            Map<String, String> config,
+            String source,
+            String jmxSuffix,
+            String loaderName,
+            String instrumented,
+            java.util.function.Predicate<com.sun.net.httpserver.HttpHandler> restSlot) {
         this.jmxSuffix = jmxSuffix;
-        this.settings = settingsFor(config, source, loaderName, instrumented);
+        AgentConfig parsed = configFor(config, source, loaderName, instrumented);
+        this.settings = parsed == null ? null : parsed.settings();
+        this.rest = new RestAttachment(restSlot, parsed == null ? null : parsed.rest());
     }
 
-    private static GuardSettings settingsFor(
+    private static AgentConfig configFor(
             Map<String, String> config, String source, String loaderName, String instrumented) {
         ClassLoader here = Hooks.class.getClassLoader();
         IcebergSupport iceberg = IcebergSupport.detect(here);
@@ -61,10 +74,10 @@ public final class Hooks implements FloeBridge.Dispatcher {
             return null;
         }
         try {
-            GuardSettings settings = AgentConfig.parse(config, source, here).settings();
+            AgentConfig parsed = AgentConfig.parse(config, source, here);
             AgentLog.info(
                     "guarding Iceberg " + iceberg.version() + " in " + loaderName + ": instrumented " + instrumented);
-            return settings;
+            return parsed;
         } catch (ConfigException e) {
             AgentLog.error("floe " + FloeAgent.VERSION + " does not guard the Iceberg of " + loaderName + ": "
                     + e.getMessage() + ". Its commits go on unguarded.");
@@ -150,6 +163,9 @@ public final class Hooks implements FloeBridge.Dispatcher {
         if (!(table instanceof BaseTable) || !(identifier instanceof TableIdentifier)) {
             return; // metadata tables and the like are never committed to
         }
+        if (rest.isServed(catalog)) {
+            return; // loaded for a REST request, not a handle the host holds
+        }
         Guard current = guard();
         if (current == null) {
             return;
@@ -176,6 +192,7 @@ public final class Hooks implements FloeBridge.Dispatcher {
         }
         if (catalog instanceof MapDbCatalog) {
             current.catalogOpened((MapDbCatalog) catalog);
+            rest.opened((MapDbCatalog) catalog);
         } else if (catalog instanceof Catalog && !current.isFloes(catalog) && properties instanceof Map) {
             @SuppressWarnings("unchecked")
             Map<String, String> props = (Map<String, String>) properties;

@@ -1,10 +1,12 @@
 package dev.floe.agent;
 
+import com.sun.net.httpserver.HttpHandler;
 import dev.floe.agent.boot.IsolatingLoader;
 import dev.floe.bootstrap.FloeBridge;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * The dispatcher behind {@link FloeBridge}: one guard per class loader that defines table
@@ -26,16 +28,18 @@ final class LoaderGuards implements FloeBridge.Dispatcher {
     private final Path agentJar;
     private final Map<String, String> config;
     private final String source;
+    private final Predicate<HttpHandler> restSlot;
     // a guard keeps its loader alive (its classes' parent), so a loader the host drops stays: a
     // host that discards class loaders (a redeploy) keeps one idle guard per discarded loader.
     // Guarded by itself.
     private final Map<ClassLoader, FloeBridge.Dispatcher> guards = new HashMap<>();
     private volatile Last last;
 
-    LoaderGuards(Path agentJar, Map<String, String> config, String source) {
+    LoaderGuards(Path agentJar, Map<String, String> config, String source, Predicate<HttpHandler> restSlot) {
         this.agentJar = agentJar;
         this.config = config;
         this.source = source;
+        this.restSlot = restSlot;
     }
 
     @Override
@@ -115,9 +119,9 @@ final class LoaderGuards implements FloeBridge.Dispatcher {
         try {
             IsolatingLoader isolated = new IsolatingLoader("floe-guard", agentJar, loader);
             Class<?> hooks = isolated.loadClass(HOOKS_CLASS);
-            return (FloeBridge.Dispatcher)
-                    hooks.getConstructor(Map.class, String.class, String.class, String.class, String.class)
-                            .newInstance(config, source, jmxSuffix(loader), name, instrumented);
+            return (FloeBridge.Dispatcher) hooks.getConstructor(
+                            Map.class, String.class, String.class, String.class, String.class, Predicate.class)
+                    .newInstance(config, source, jmxSuffix(loader), name, instrumented, restSlot);
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             AgentLog.error("floe " + FloeAgent.VERSION + " cannot guard the Iceberg of " + name + " (" + cause

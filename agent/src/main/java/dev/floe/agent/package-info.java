@@ -43,6 +43,15 @@
  * created on its loader's first commit or catalog, never before, so floe touches nothing of the
  * host while it starts.
  *
+ * <h2>The REST catalog endpoint</h2>
+ *
+ * With {@code floe.rest.port} set, {@code premain} binds {@link dev.floe.runtime.rest.RestListener}
+ * in the agent's own loader (JDK types only, so the start line can print the port) and hands its
+ * {@code attach}, a {@code Predicate<HttpHandler>}, to every loader's {@link dev.floe.agent.Hooks}.
+ * The first guard whose host opens a MapDbCatalog builds the handler there, against that loader's
+ * Iceberg and Jackson ({@link dev.floe.agent.RestAttachment}), and attaches it: only JDK types
+ * cross between the loaders.
+ *
  * <h2>What the host must carry</h2>
  *
  * Its Iceberg (1.10 or 1.11, with Parquet and Hadoop) and, next to it in the same loader, the

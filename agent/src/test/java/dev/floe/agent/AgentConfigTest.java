@@ -144,6 +144,61 @@ class AgentConfigTest {
     }
 
     @Test
+    void theRestEndpointIsOffByDefaultAndLoopbackReadOnlyWhenOn() throws Exception {
+        assertThat(load(null).rest()).isNull();
+        dev.floe.runtime.rest.RestSettings rest = load("floe.rest.port=0\n").rest();
+        assertThat(rest.port()).isZero();
+        assertThat(rest.bind()).isEqualTo("127.0.0.1");
+        assertThat(rest.token()).isNull();
+        assertThat(rest.writes()).isFalse();
+        assertThat(rest.maxBodyBytes()).isEqualTo(16L << 20);
+        assertThat(load("floe.rest.port=8181\nfloe.rest.writes=true\nfloe.rest.token=abc\n")
+                        .rest())
+                .extracting(r -> r.port(), r -> r.writes(), r -> r.token())
+                .containsExactly(8181, true, "abc");
+    }
+
+    @Test
+    void theRestTokenIsReadFromItsFile() throws Exception {
+        Path token = dir.resolve("token");
+        Files.writeString(token, "  from-the-file\n");
+        assertThat(load("floe.rest.port=0\nfloe.rest.token-file=" + token + "\n")
+                        .rest()
+                        .token())
+                .isEqualTo("from-the-file");
+    }
+
+    @Test
+    void badRestValuesNameTheKeyAndTheFix() throws Exception {
+        assertInvalid("floe.rest.port=http\n", "floe.rest.port is 'http'; expected a TCP port from 0 to 65535");
+        assertInvalid("floe.rest.port=70000\n", "floe.rest.port is '70000'");
+        assertInvalid(
+                "floe.rest.port=0\nfloe.rest.bind=no-such-host.invalid\n", "floe.rest.bind is 'no-such-host.invalid'");
+        assertInvalid("floe.rest.port=0\nfloe.rest.writes=yes\n", "floe.rest.writes is 'yes'; expected true or false");
+        assertInvalid(
+                "floe.rest.port=0\nfloe.rest.token=a\nfloe.rest.token-file=/t\n",
+                "floe.rest.token and floe.rest.token-file are both set; set only one of them");
+        assertInvalid(
+                "floe.rest.port=0\nfloe.rest.token-file=" + dir.resolve("absent") + "\n",
+                "floe.rest.token-file is '" + dir.resolve("absent") + "', which cannot be read");
+        Path empty = dir.resolve("empty");
+        Files.writeString(empty, "\n");
+        assertInvalid("floe.rest.port=0\nfloe.rest.token-file=" + empty + "\n", "which is empty");
+    }
+
+    @Test
+    void aRestEndpointOpenToOtherMachinesWithoutATokenIsAWarning() throws Exception {
+        assertThat(load("floe.rest.port=0\nfloe.rest.bind=0.0.0.0\n").warnings())
+                .singleElement()
+                .asString()
+                .contains("floe.rest.bind is 0.0.0.0")
+                .contains("set floe.rest.token-file");
+        assertThat(load("floe.rest.port=0\nfloe.rest.bind=0.0.0.0\nfloe.rest.token=t\n")
+                        .warnings())
+                .isEmpty();
+    }
+
+    @Test
     void readmeDocumentsEveryKeyWithItsDefault() throws Exception {
         String readme = Files.readString(Path.of("..", "README.md"));
         for (var key : AgentConfig.KEYS.entrySet()) {

@@ -54,7 +54,9 @@ final class CatalogNamespaces {
         if (!exists(state, namespace)) {
             throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
         }
-        return state.namespaces.getOrDefault(CatalogKeys.namespace(namespace), Map.of());
+        // a copy that answers containsKey(null) (false) as Iceberg's REST model asks it, unlike Map.of()
+        return java.util.Collections.unmodifiableMap(
+                new LinkedHashMap<>(state.namespaces.getOrDefault(CatalogKeys.namespace(namespace), Map.of())));
     }
 
     static boolean drop(CatalogStore store, Namespace namespace) {

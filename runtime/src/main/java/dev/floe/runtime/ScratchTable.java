@@ -25,7 +25,7 @@ import org.apache.iceberg.exceptions.NotFoundException;
  * <p>Keeping the UUID is what lets a handle the host loaded before the swap refresh onto the
  * rebuilt table: Iceberg refuses a refresh whose table UUID changed.
  */
-final class ScratchTable {
+public final class ScratchTable {
     private static final Pattern NAME = Pattern.compile(".*__c\\d+$");
 
     private ScratchTable() {}
@@ -34,7 +34,7 @@ final class ScratchTable {
         return TableIdentifier.of(live.namespace(), live.name() + "__c" + System.nanoTime());
     }
 
-    static boolean isScratchName(TableIdentifier identifier) {
+    public static boolean isScratchName(TableIdentifier identifier) {
         return NAME.matcher(identifier.name()).matches();
     }
 

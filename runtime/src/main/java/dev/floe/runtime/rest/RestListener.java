@@ -1,0 +1,130 @@
+package dev.floe.runtime.rest;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The endpoint's socket: the JDK's own HTTP server ({@code com.sun.net.httpserver}, no dependency to
+ * bundle or relocate), bound at once, serving whatever handler is {@linkplain #attach attached}
+ * later. JDK types only, so the agent binds it at start, before the host has loaded any Iceberg, and
+ * prints the port; the guard of the class loader whose MapDbCatalog it serves attaches the handler
+ * ({@link RestHandler}) built against that loader's Iceberg.
+ *
+ * <p>Until a handler is attached every request is answered 503 (401 first when a token is set and
+ * the request lacks it), with no body. Its threads are daemons: the endpoint never keeps the host's
+ * JVM alive.
+ */
+public final class RestListener implements AutoCloseable {
+    /** Requests served at once; more wait for a thread. */
+    static final int THREADS = 4;
+
+    private final HttpServer server;
+    private final ExecutorService executor;
+    private final BearerToken token;
+    private final AtomicReference<HttpHandler> served = new AtomicReference<>();
+
+    private RestListener(HttpServer server, ExecutorService executor, BearerToken token) {
+        this.server = server;
+        this.executor = executor;
+        this.token = token;
+    }
+
+    /**
+     * Binds {@code settings.bind():settings.port()} and starts serving (503 until {@link #attach}).
+     *
+     * @throws IOException when the address cannot be had (a port in use, an address not of this
+     *     machine)
+     */
+    public static RestListener open(RestSettings settings) throws IOException {
+        InetSocketAddress address = new InetSocketAddress(InetAddress.getByName(settings.bind()), settings.port());
+        HttpServer server = HttpServer.create(address, 0);
+        ExecutorService executor = Executors.newFixedThreadPool(THREADS, daemons("floe-rest-"));
+        server.setExecutor(executor);
+        RestListener listener = new RestListener(server, executor, new BearerToken(settings.token()));
+        server.createContext("/", listener::handle);
+        // the server's dispatcher thread takes its daemon flag from the thread that starts it
+        Thread starter = daemons("floe-rest-start").newThread(server::start);
+        starter.start();
+        try {
+            starter.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            listener.close();
+            throw new IOException("interrupted while starting the REST endpoint", e);
+        }
+        return listener;
+    }
+
+    /**
+     * Serves {@code handler} from now on, if no handler was attached before; returns whether it was
+     * attached.
+     */
+    public boolean attach(HttpHandler handler) {
+        return served.compareAndSet(null, handler);
+    }
+
+    public boolean attached() {
+        return served.get() != null;
+    }
+
+    /** The port it listens on (the ephemeral one chosen, for port 0). */
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    /** {@code http://<address>:<port>/}, the URI a client is given. */
+    public String uri() {
+        InetSocketAddress address = server.getAddress();
+        String host = address.getAddress().getHostAddress();
+        if (host.contains(":")) {
+            host = "[" + host + "]";
+        }
+        return "http://" + host + ":" + address.getPort() + "/";
+    }
+
+    private void handle(HttpExchange exchange) throws IOException {
+        HttpHandler handler = served.get();
+        if (handler != null) {
+            handler.handle(exchange);
+            return;
+        }
+        try (exchange) {
+            // an unread body is drained by the close, up to the server's limit, then the connection closed
+            boolean admitted = token.admits(exchange.getRequestHeaders().getFirst("Authorization"));
+            if (admitted) {
+                exchange.getResponseHeaders().add("Retry-After", "1");
+            }
+            exchange.sendResponseHeaders(admitted ? 503 : 401, -1);
+        }
+    }
+
+    /** Stops listening at once and ends its threads. */
+    @Override
+    public void close() {
+        server.stop(0);
+        executor.shutdownNow();
+    }
+
+    private static ThreadFactory daemons(String prefix) {
+        AtomicInteger count = new AtomicInteger();
+        return runnable -> {
+            Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
+    @Override
+    public String toString() {
+        return "RestListener{" + uri() + "}";
+    }
+}

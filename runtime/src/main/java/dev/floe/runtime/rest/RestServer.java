@@ -1,0 +1,39 @@
+package dev.floe.runtime.rest;
+
+import java.io.IOException;
+
+/**
+ * The endpoint as a plain library, without the agent: listens as {@code settings} say and serves
+ * {@code catalog} at once. The agent instead binds a {@link RestListener} at start and attaches a
+ * {@link RestHandler} when the host opens its catalog.
+ */
+public final class RestServer implements AutoCloseable {
+    private final RestListener listener;
+    private final ServedCatalog catalog;
+
+    private RestServer(RestListener listener, ServedCatalog catalog) {
+        this.listener = listener;
+        this.catalog = catalog;
+    }
+
+    /** Serves {@code catalog}; closing the server closes it too. */
+    public static RestServer start(RestSettings settings, ServedCatalog catalog) throws IOException {
+        RestListener listener = RestListener.open(settings);
+        listener.attach(new RestHandler(catalog, settings));
+        return new RestServer(listener, catalog);
+    }
+
+    public String uri() {
+        return listener.uri();
+    }
+
+    public int port() {
+        return listener.port();
+    }
+
+    @Override
+    public void close() throws IOException {
+        listener.close();
+        catalog.close();
+    }
+}
