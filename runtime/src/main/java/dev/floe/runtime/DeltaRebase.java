@@ -43,7 +43,6 @@ import org.apache.iceberg.util.ContentFileUtil;
  */
 final class DeltaRebase {
     private final Table live;
-    private final int formatVersion;
     private final int specId;
     private final CompactionMap map;
     private final Map<String, DataFile> pinned = new LinkedHashMap<>();
@@ -60,7 +59,6 @@ final class DeltaRebase {
     private final EqualityResolution equality;
     private final BaseDeleteLoader loader;
     private int commits;
-    private long carriedRows;
 
     /**
      * @param applied every delete file of the pinned snapshot that the rebuild applied (those of
@@ -78,7 +76,6 @@ final class DeltaRebase {
             boolean routed,
             RebuildJournal journal) {
         this.live = live;
-        this.formatVersion = base.formatVersion();
         this.specId = base.spec().specId();
         this.map = map;
         plan.kept().forEach(file -> pinned.put(file.location(), file));
@@ -86,7 +83,7 @@ final class DeltaRebase {
         plan.deletes().forEach(file -> pinnedDeletes.put(DeleteFileKey.of(file), file));
         this.pinnedApplied = applied;
         this.routed = routed;
-        this.rebased = new RebasedDeletes(target, formatVersion, journal);
+        this.rebased = new RebasedDeletes(target, base.formatVersion(), journal);
         this.equality = new EqualityResolution(live);
         this.loader = DeleteLoaders.onThisThread(file -> live.io().newInputFile(file.location()));
     }
@@ -114,7 +111,6 @@ final class DeltaRebase {
                 return "adds data file " + added.location() + " of spec " + added.specId() + ", not the current one";
             }
             carried.put(added.location(), added.copy());
-            carriedRows += added.recordCount();
         }
         for (DataFile removed : commit.removedDataFiles(live.io())) {
             String reason = removeData(removed.location());
@@ -314,17 +310,5 @@ final class DeltaRebase {
 
     int commits() {
         return commits;
-    }
-
-    long carriedRows() {
-        return carriedRows;
-    }
-
-    int carriedFiles() {
-        return carried.size();
-    }
-
-    int rebasedDeleteFiles() {
-        return rebased.files().size();
     }
 }

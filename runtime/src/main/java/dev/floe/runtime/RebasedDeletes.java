@@ -106,11 +106,6 @@ final class RebasedDeletes {
         return entries.containsKey(path);
     }
 
-    /** Whether a deletion vector for {@code path} was written here (format 3). */
-    boolean holdsVectorFor(String path) {
-        return vectorOf.containsKey(path);
-    }
-
     /** The next flush writes {@code path}'s vector again (format 3): the table was given another for it. */
     void touch(String path) {
         Entry entry = entries.get(path);

@@ -12,7 +12,6 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.util.ContentFileUtil;
 import org.junit.jupiter.api.Test;
 
@@ -28,16 +27,7 @@ class RowDeltaRebaseTest extends CatalogFixture {
     private final RebuildSettings settings = RebuildSettings.defaults().with(s -> s.reclaimGrace = Duration.ZERO);
 
     private List<DataFile> pinned(int formatVersion) {
-        Table table = catalog.buildTable(EVENTS, TestTables.SIMPLE)
-                .withProperty(TableProperties.FORMAT_VERSION, Integer.toString(formatVersion))
-                .create();
-        List<DataFile> files = new ArrayList<>();
-        for (int f = 0; f < 4; f++) {
-            DataFile file = TestTables.writeFile(table, TestTables.simpleRows(f * 10L, 10));
-            table.newFastAppend().appendFile(file).commit();
-            files.add(file);
-        }
-        return files;
+        return RowDeltas.fourTinyFiles(catalog, CatalogFixture.EVENTS, formatVersion);
     }
 
     /** Rebuilds with {@code commits} made through a host handle once, at {@code step}. */

@@ -27,6 +27,26 @@ import org.apache.iceberg.util.ContentFileUtil;
 final class RowDeltas {
     private RowDeltas() {}
 
+    /**
+     * Creates table {@code id} of format {@code formatVersion} with four tiny files of ten rows, one
+     * append each: ids 0-9, 10-19, 20-29, 30-39 (row {@code p} of file {@code f} has id {@code 10 f + p}).
+     */
+    static List<DataFile> fourTinyFiles(
+            org.apache.iceberg.catalog.Catalog catalog,
+            org.apache.iceberg.catalog.TableIdentifier id,
+            int formatVersion) {
+        Table table = catalog.buildTable(id, TestTables.SIMPLE)
+                .withProperty(org.apache.iceberg.TableProperties.FORMAT_VERSION, Integer.toString(formatVersion))
+                .create();
+        List<DataFile> files = new ArrayList<>();
+        for (int f = 0; f < 4; f++) {
+            DataFile file = TestTables.writeFile(table, TestTables.simpleRows(f * 10L, 10));
+            table.newFastAppend().appendFile(file).commit();
+            files.add(file);
+        }
+        return files;
+    }
+
     /** A position-delete file (format 2) of {@code positions} of {@code file}. */
     static DeleteFile positionDeletes(Table table, DataFile file, long... positions) {
         GenericAppenderFactory factory = new GenericAppenderFactory(table.schema(), table.spec());

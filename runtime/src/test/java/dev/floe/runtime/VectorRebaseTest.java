@@ -18,7 +18,6 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.deletes.BaseDVFileWriter;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.junit.jupiter.api.Test;
@@ -32,16 +31,7 @@ class VectorRebaseTest extends CatalogFixture {
     private final RebuildSettings settings = RebuildSettings.defaults().with(s -> s.reclaimGrace = Duration.ZERO);
 
     private List<DataFile> pinned(int formatVersion) {
-        Table table = catalog.buildTable(EVENTS, TestTables.SIMPLE)
-                .withProperty(TableProperties.FORMAT_VERSION, Integer.toString(formatVersion))
-                .create();
-        List<DataFile> files = new ArrayList<>();
-        for (int f = 0; f < 4; f++) {
-            DataFile file = TestTables.writeFile(table, TestTables.simpleRows(f * 10L, 10));
-            table.newFastAppend().appendFile(file).commit();
-            files.add(file);
-        }
-        return files;
+        return RowDeltas.fourTinyFiles(catalog, CatalogFixture.EVENTS, formatVersion);
     }
 
     /** DVs of several data files in ONE Puffin file, as Iceberg's (Spark) writers write them. */
