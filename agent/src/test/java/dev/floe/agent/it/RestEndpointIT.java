@@ -45,6 +45,15 @@ class RestEndpointIT {
 
     static final TableIdentifier EVENTS = TableIdentifier.of("db", "events");
     static final Duration HANG = Duration.ofMinutes(3);
+    /**
+     * The host's pace in the first test. Both writers commit optimistically: a REST commit whose base
+     * the host moved on meanwhile fails its requirement and the client retries from a refresh. At 50 ms
+     * the host moved on during nearly every one of the REST writer's round trips (a refresh, a manifest
+     * list, a commit), and a single commit of (c) took up to 30 s of retries; at 250 ms most first
+     * tries land, and 60 snapshots still come every 15 s.
+     */
+    static final int HOST_PACE_MS = 250;
+
     static final Pattern ENDPOINT = Pattern.compile("serves the Iceberg REST catalog at (http://\\S+/) ");
     static final Predicate<String> REBUILT = l -> l.contains("floe: rebuilt db.events");
     static final Predicate<String> READ = l -> l.startsWith("read snapshot=");
@@ -74,7 +83,7 @@ class RestEndpointIT {
         Jvm.Run b;
         Jvm.Run c;
         int rebuildsWhileRead;
-        try (Child host = ingest("host (a)", List.of(Jvm.agentArg(floe)), 0, 50, stopHost, hostCatalog)) {
+        try (Child host = ingest("host (a)", List.of(Jvm.agentArg(floe)), 0, HOST_PACE_MS, stopHost, hostCatalog)) {
             Matcher started = ENDPOINT.matcher(host.awaitLine(ENDPOINT.asPredicate(), 1, HANG));
             assertThat(started.find()).isTrue();
             String uri = started.group(1);
@@ -99,7 +108,11 @@ class RestEndpointIT {
                             stopReader.toString());
                     Child writer = ingest("rest writer (c)", List.of(), OTHER_IDS, 100, stopWriter, restCatalog)) {
                 // the REST writer has committed (the reader sees its rows); then floe rebuilds twice more
-                reader.awaitLine(READ.and(l -> !l.contains(" high=0 ")), 1, HANG);
+                try {
+                    reader.awaitLine(READ.and(l -> !l.contains(" high=0 ")), 1, HANG);
+                } catch (AssertionError e) {
+                    throw new AssertionError(e.getMessage() + "\n" + writer + ":\n" + writer.output(), e);
+                }
                 int before = host.count(REBUILT);
                 host.awaitLine(REBUILT, before + 2, HANG);
                 rebuildsWhileRead = host.count(REBUILT) - before;
