@@ -58,7 +58,11 @@ public final class AgentConfig {
         this.values = Map.copyOf(values);
     }
 
-    /** The keys given (file and system properties), as read: what each class loader's guard parses again. */
+    /**
+     * The keys given (file and system properties), as read: what each class loader's guard parses
+     * again. A token file is read once, here: the guards get its token, so a file rotated or removed
+     * later changes no guard's endpoint.
+     */
     Map<String, String> values() {
         return values;
     }
@@ -238,7 +242,7 @@ public final class AgentConfig {
                 busyBackoffMax,
                 stateFile);
         RestSettings rest = RestConfig.parse(v, warnings);
-        return new AgentConfig(enabled, settings, rest, warnings, source, values);
+        return new AgentConfig(enabled, settings, rest, warnings, source, RestConfig.tokenRead(values, rest));
     }
 
     private static Supplier<Prune> pruneSupplier(ConfigValues v, ClassLoader loader) throws ConfigException {

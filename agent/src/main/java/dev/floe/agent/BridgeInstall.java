@@ -20,7 +20,8 @@ final class BridgeInstall {
             Path agentJar,
             Map<String, String> config,
             String source,
-            java.util.function.Predicate<com.sun.net.httpserver.HttpHandler> restSlot) {
+            java.util.function.BiPredicate<com.sun.net.httpserver.HttpHandler, com.sun.net.httpserver.HttpHandler>
+                    restSlot) {
         FloeBridge.install(new LoaderGuards(agentJar, config, source, restSlot));
     }
 }

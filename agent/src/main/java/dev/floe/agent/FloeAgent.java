@@ -78,7 +78,7 @@ public final class FloeAgent {
             }
             BridgeInjection.intoBootstrap(instrumentation, FloeAgent.class.getClassLoader());
             dev.floe.runtime.rest.RestListener rest = RestStart.open(config.rest());
-            BridgeInstall.install(agentJar, config.values(), config.source(), rest == null ? null : rest::attach);
+            BridgeInstall.install(agentJar, config.values(), config.source(), rest == null ? null : rest::swap);
             instrument(instrumentation);
             String what = iceberg.present()
                     ? "guards Iceberg " + iceberg.version()

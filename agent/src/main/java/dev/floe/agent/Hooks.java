@@ -45,7 +45,8 @@ public final class Hooks implements FloeBridge.Dispatcher {
     /**
      * Called reflectively by {@link LoaderGuards}, with JDK types only.
      *
-     * @param restSlot attaches the REST endpoint's handler; null when the endpoint is off
+     * @param restSlot swaps the REST endpoint's handler (expected, replacement: a compare-and-set);
+     *     null when the endpoint is off
      */
     public Hooks(
             Map<String, String> config,
@@ -53,7 +54,8 @@ public final class Hooks implements FloeBridge.Dispatcher {
             String jmxSuffix,
             String loaderName,
             String instrumented,
-            java.util.function.Predicate<com.sun.net.httpserver.HttpHandler> restSlot) {
+            java.util.function.BiPredicate<com.sun.net.httpserver.HttpHandler, com.sun.net.httpserver.HttpHandler>
+                    restSlot) {
         this.jmxSuffix = jmxSuffix;
         AgentConfig parsed = configFor(config, source, loaderName, instrumented);
         this.settings = parsed == null ? null : parsed.settings();
@@ -202,6 +204,9 @@ public final class Hooks implements FloeBridge.Dispatcher {
 
     @Override
     public void catalogClosed(Object catalog) {
+        if (catalog instanceof MapDbCatalog) {
+            rest.closing((MapDbCatalog) catalog);
+        }
         Guard current = guard;
         if (current != null
                 && catalog instanceof Catalog

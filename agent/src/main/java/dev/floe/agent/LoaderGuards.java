@@ -6,7 +6,7 @@ import dev.floe.bootstrap.FloeBridge;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.function.Predicate;
+import java.util.function.BiPredicate;
 
 /**
  * The dispatcher behind {@link FloeBridge}: one guard per class loader that defines table
@@ -28,14 +28,15 @@ final class LoaderGuards implements FloeBridge.Dispatcher {
     private final Path agentJar;
     private final Map<String, String> config;
     private final String source;
-    private final Predicate<HttpHandler> restSlot;
+    private final BiPredicate<HttpHandler, HttpHandler> restSlot;
     // a guard keeps its loader alive (its classes' parent), so a loader the host drops stays: a
     // host that discards class loaders (a redeploy) keeps one idle guard per discarded loader.
     // Guarded by itself.
     private final Map<ClassLoader, FloeBridge.Dispatcher> guards = new HashMap<>();
     private volatile Last last;
 
-    LoaderGuards(Path agentJar, Map<String, String> config, String source, Predicate<HttpHandler> restSlot) {
+    LoaderGuards(
+            Path agentJar, Map<String, String> config, String source, BiPredicate<HttpHandler, HttpHandler> restSlot) {
         this.agentJar = agentJar;
         this.config = config;
         this.source = source;
@@ -120,7 +121,7 @@ final class LoaderGuards implements FloeBridge.Dispatcher {
             IsolatingLoader isolated = new IsolatingLoader("floe-guard", agentJar, loader);
             Class<?> hooks = isolated.loadClass(HOOKS_CLASS);
             return (FloeBridge.Dispatcher) hooks.getConstructor(
-                            Map.class, String.class, String.class, String.class, String.class, Predicate.class)
+                            Map.class, String.class, String.class, String.class, String.class, BiPredicate.class)
                     .newInstance(config, source, jmxSuffix(loader), name, instrumented, restSlot);
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             Throwable cause = e.getCause() != null ? e.getCause() : e;

@@ -7,32 +7,44 @@ import dev.floe.runtime.rest.RestHandler;
 import dev.floe.runtime.rest.RestSettings;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.function.Predicate;
+import java.util.Collections;
+import java.util.Set;
+import java.util.WeakHashMap;
+import java.util.function.BiPredicate;
 
 /**
- * One class loader's part in the REST catalog endpoint: the first MapDbCatalog the host opens in
- * this loader is served, from an instance of floe's own on its file ({@link
- * MapDbServedCatalog#onFileOf}), so the endpoint serves on whenever the host closes and opens its
- * instances. The handler is built here, against this loader's Iceberg and Jackson, and handed to the
- * listener the agent bound at start ({@link RestStart}); the first loader to attach one is served,
- * one line saying which catalog.
+ * One class loader's part in the REST catalog endpoint. When the host opens a MapDbCatalog and
+ * nothing is served, it is served, from an instance of floe's own on its file ({@link
+ * MapDbServedCatalog#onFileOf}), so the endpoint serves on whichever of the host's instances on
+ * that file it closes. When the host closes the last of them, the endpoint lets the file go: its
+ * handler is detached (requests are answered 503 again), its instance closed, and the next
+ * MapDbCatalog the host opens, in this loader or another, is served. The handler is built here,
+ * against this loader's Iceberg and Jackson, and swapped into the listener the agent bound at start
+ * ({@link RestStart}); one line says which catalog is served, and one when it no longer is.
  *
  * <p>What the served instance loads is not the host's: {@link Hooks} tracks none of its handles. Its
  * commits (REST writes, when enabled) are ordinary commits of MapDbTableOperations in this loader,
  * so the agent's advice on them takes the table's gate as for any host commit.
  */
 final class RestAttachment {
-    private final Predicate<HttpHandler> slot;
+    private final BiPredicate<HttpHandler, HttpHandler> slot;
     private final RestSettings settings;
     private volatile MapDbCatalog served;
-    private Path servedFile; // guarded by this
-    private boolean declined; // guarded by this: another loader's catalog is served
+    private Serving serving; // guarded by this: what this loader serves now, or null
+    /** The host's open instances on the file served, weakly: one dropped unclosed does not pin it. */
+    private final Set<MapDbCatalog> hosts = Collections.newSetFromMap(new WeakHashMap<>()); // guarded by this
+
+    private boolean failed; // guarded by this: a handler could not be built here (said once)
+    private boolean declineSaid; // guarded by this: "another loader's catalog is served" was said
+    private boolean exitHook; // guarded by this
+
+    private record Serving(MapDbServedCatalog catalog, RestHandler handler, Path file, String name) {}
 
     /**
-     * @param slot the listener's attach, or null when the endpoint is off
+     * @param slot the listener's compare-and-set of its handler, or null when the endpoint is off
      * @param settings the endpoint's settings as this loader parsed them
      */
-    RestAttachment(Predicate<HttpHandler> slot, RestSettings settings) {
+    RestAttachment(BiPredicate<HttpHandler, HttpHandler> slot, RestSettings settings) {
         this.slot = slot;
         this.settings = settings;
     }
@@ -44,11 +56,17 @@ final class RestAttachment {
 
     /** Called when the host opened {@code host}: serves it if nothing is served yet. */
     synchronized void opened(MapDbCatalog host) {
-        if (slot == null || settings == null || declined || servedFile != null) {
+        if (slot == null || settings == null || failed) {
+            return;
+        }
+        if (serving != null) {
+            if (serving.file().equals(host.catalogFile())) {
+                hosts.add(host);
+            }
             return;
         }
         MapDbServedCatalog catalog;
-        HttpHandler handler;
+        RestHandler handler;
         try {
             catalog = MapDbServedCatalog.onFileOf(host);
             if (catalog == null) {
@@ -56,26 +74,59 @@ final class RestAttachment {
             }
             handler = new RestHandler(catalog, settings);
         } catch (RuntimeException | LinkageError e) {
-            declined = true;
+            failed = true;
             AgentLog.error("the REST catalog endpoint cannot serve MapDbCatalog '" + host.name() + "' (" + e
                     + "); it answers 503, and floe guards on");
             return;
         }
-        if (slot.test(handler)) {
-            served = catalog.instance();
-            servedFile = host.catalogFile();
-            AgentLog.info(
-                    "the REST catalog endpoint serves MapDbCatalog '" + host.name() + "' (" + host.catalogFile() + ")");
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> close(catalog), "floe-rest-catalog-exit"));
-        } else {
-            declined = true;
-            close(catalog);
-            AgentLog.info("the REST catalog endpoint serves a MapDbCatalog of another class loader;" + " MapDbCatalog '"
-                    + host.name() + "' (" + host.catalogFile() + ") is not served");
+        if (!slot.test(null, handler)) {
+            close(catalog, handler);
+            if (!declineSaid) {
+                declineSaid = true;
+                AgentLog.info("the REST catalog endpoint serves a MapDbCatalog of another class loader;"
+                        + " MapDbCatalog '" + host.name() + "' (" + host.catalogFile() + ") is not served");
+            }
+            return;
+        }
+        serving = new Serving(catalog, handler, host.catalogFile(), host.name());
+        served = catalog.instance();
+        hosts.add(host);
+        AgentLog.info(
+                "the REST catalog endpoint serves MapDbCatalog '" + host.name() + "' (" + host.catalogFile() + ")");
+        if (!exitHook) {
+            exitHook = true;
+            Runtime.getRuntime().addShutdownHook(new Thread(this::stop, "floe-rest-catalog-exit"));
         }
     }
 
-    private static void close(MapDbServedCatalog catalog) {
+    /**
+     * Called when the host starts to close {@code host}: when it is the last of the host's instances
+     * on the file served, the endpoint stops serving it and closes its own instance.
+     */
+    synchronized void closing(MapDbCatalog host) {
+        if (serving == null || !hosts.remove(host) || !hosts.isEmpty()) {
+            return;
+        }
+        Serving was = serving;
+        stop();
+        AgentLog.info("the REST catalog endpoint no longer serves MapDbCatalog '" + was.name() + "' (" + was.file()
+                + "): the host closed it; it answers 503 until the host opens a MapDbCatalog again");
+    }
+
+    private synchronized void stop() {
+        Serving was = serving;
+        if (was == null) {
+            return;
+        }
+        serving = null;
+        served = null;
+        hosts.clear();
+        slot.test(was.handler(), null);
+        close(was.catalog(), was.handler());
+    }
+
+    private static void close(MapDbServedCatalog catalog, RestHandler handler) {
+        handler.close();
         try {
             catalog.close();
         } catch (IOException | RuntimeException e) {

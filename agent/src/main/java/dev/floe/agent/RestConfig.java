@@ -8,7 +8,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The {@code floe.rest.*} keys: whether the REST catalog endpoint runs, where it listens, the token
@@ -22,10 +24,10 @@ final class RestConfig {
     static RestSettings parse(ConfigValues v, List<String> warnings) throws ConfigException {
         String port = v.raw("floe.rest.port").trim();
         boolean writes = v.bool("floe.rest.writes");
-        String token = token(v);
         if (port.isEmpty()) {
-            return null;
+            return null; // the token file is not read: nothing would ask for the token
         }
+        String token = token(v);
         int number;
         try {
             number = Integer.parseInt(port);
@@ -51,6 +53,20 @@ final class RestConfig {
                     + "; set floe.rest.token-file (or floe.rest.token)");
         }
         return new RestSettings(number, bind, token, writes, RestSettings.DEFAULT_MAX_BODY_BYTES);
+    }
+
+    /**
+     * {@code values} with {@code floe.rest.token-file} replaced by the token read from it, so that
+     * what parses them again (each class loader's guard) never reads the file again.
+     */
+    static Map<String, String> tokenRead(Map<String, String> values, RestSettings rest) {
+        if (rest == null || rest.token() == null || !values.containsKey("floe.rest.token-file")) {
+            return values;
+        }
+        Map<String, String> resolved = new LinkedHashMap<>(values);
+        resolved.remove("floe.rest.token-file");
+        resolved.put("floe.rest.token", rest.token());
+        return resolved;
     }
 
     private static String token(ConfigValues v) throws ConfigException {

@@ -47,10 +47,12 @@
  *
  * With {@code floe.rest.port} set, {@code premain} binds {@link dev.floe.runtime.rest.RestListener}
  * in the agent's own loader (JDK types only, so the start line can print the port) and hands its
- * {@code attach}, a {@code Predicate<HttpHandler>}, to every loader's {@link dev.floe.agent.Hooks}.
- * The first guard whose host opens a MapDbCatalog builds the handler there, against that loader's
- * Iceberg and Jackson ({@link dev.floe.agent.RestAttachment}), and attaches it: only JDK types
- * cross between the loaders.
+ * {@code swap}, a {@code BiPredicate<HttpHandler, HttpHandler>} (a compare-and-set), to every
+ * loader's {@link dev.floe.agent.Hooks}. The first guard whose host opens a MapDbCatalog builds the
+ * handler there, against that loader's Iceberg and Jackson ({@link dev.floe.agent.RestAttachment}),
+ * and attaches it; when the host closes its last instance on that file the guard detaches it and
+ * closes its own instance, so the file is free, and the next MapDbCatalog opened (in any loader) is
+ * served. Only JDK types cross between the loaders.
  *
  * <h2>What the host must carry</h2>
  *

@@ -169,6 +169,25 @@ class AgentConfigTest {
     }
 
     @Test
+    void theTokenFileIsReadOnceAtStartAndEveryLoaderGetsItsToken() throws Exception {
+        Path token = dir.resolve("token");
+        Files.writeString(token, "first\n");
+        AgentConfig atStart = load("floe.rest.port=0\nfloe.rest.token-file=" + token + "\n");
+        // rotated, then removed, before a class loader's guard parses what the agent read
+        Files.writeString(token, "second\n");
+        Files.delete(token);
+        AgentConfig inALoader = AgentConfig.parse(atStart.values(), atStart.source(), null);
+        assertThat(inALoader.rest().token()).isEqualTo("first");
+        assertThat(atStart.values()).doesNotContainKey("floe.rest.token-file");
+    }
+
+    @Test
+    void aTokenFileIsNotReadWhileTheEndpointIsOff() throws Exception {
+        assertThat(load("floe.rest.token-file=" + dir.resolve("absent") + "\n").rest())
+                .isNull();
+    }
+
+    @Test
     void badRestValuesNameTheKeyAndTheFix() throws Exception {
         assertInvalid("floe.rest.port=http\n", "floe.rest.port is 'http'; expected a TCP port from 0 to 65535");
         assertInvalid("floe.rest.port=70000\n", "floe.rest.port is '70000'");

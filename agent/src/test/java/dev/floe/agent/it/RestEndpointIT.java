@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.floe.catalog.MapDbCatalog;
 import dev.floe.samples.Events;
 import java.io.File;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -206,6 +210,60 @@ class RestEndpointIT {
         List<Long> ids = idsReadBack(warehouse);
         assertThat(ids).doesNotHaveDuplicates();
         assertThat(ids.stream().filter(id -> id >= OTHER_IDS)).hasSize(restCommits * ROWS);
+    }
+
+    /**
+     * The endpoint holds the catalog file only while the host does: when the host closes its last
+     * instance the endpoint answers 503 and another process can open the file; when the host opens
+     * the catalog again it is served again.
+     */
+    @Test
+    void theEndpointLetsTheFileGoWhenTheHostClosesTheCatalogAndServesItWhenReopened() throws Exception {
+        Path warehouse = dir.resolve("warehouse");
+        Path control = Files.createDirectories(dir.resolve("control"));
+        Path floe = dir.resolve("floe.properties");
+        Files.writeString(floe, "floe.rest.port=0\n");
+        Predicate<String> serves = l -> l.contains("the REST catalog endpoint serves MapDbCatalog 'host'");
+        try (Child host = Child.java(
+                "reopening host",
+                dir.resolve("host.log"),
+                dir,
+                List.of(Jvm.agentArg(floe)),
+                Path.of("target", "test-classes").toAbsolutePath() + File.pathSeparator + Jvm.SAMPLES_JAR,
+                ReopeningHost.class.getName(),
+                warehouse.toString(),
+                control.toString())) {
+            Matcher started = ENDPOINT.matcher(host.awaitLine(ENDPOINT.asPredicate(), 1, HANG));
+            assertThat(started.find()).isTrue();
+            URI tables = URI.create(started.group(1) + "v1/namespaces/db/tables");
+            host.awaitLine(l -> l.equals("opened 1"), 1, HANG);
+            host.awaitLine(serves, 1, HANG);
+            assertThat(get(tables))
+                    .satisfies(r -> assertThat(r.statusCode()).isEqualTo(200))
+                    .satisfies(r -> assertThat(r.body()).contains("\"events\""));
+
+            Files.createFile(control.resolve("close"));
+            host.awaitLine(l -> l.equals("closed"), 1, HANG);
+            assertThat(host.output()).contains("the REST catalog endpoint no longer serves MapDbCatalog 'host'");
+            assertThat(get(tables).statusCode()).isEqualTo(503);
+            try (MapDbCatalog other = open(warehouse)) {
+                assertThat(other.listTables(Namespace.of("db"))).containsExactly(EVENTS);
+            }
+
+            Files.createFile(control.resolve("reopen"));
+            host.awaitLine(l -> l.startsWith("opened 2"), 1, HANG);
+            host.awaitLine(serves, 2, HANG);
+            assertThat(get(tables).statusCode()).isEqualTo(200);
+            Files.createFile(control.resolve("exit"));
+            Jvm.Run run = host.await(HANG);
+            assertThat(run.exitCode()).as(run.output()).isZero();
+            assertThat(run.lines("ERROR")).as(run.output()).isEmpty();
+        }
+    }
+
+    private static HttpResponse<String> get(URI uri) throws Exception {
+        return HttpClient.newHttpClient()
+                .send(HttpRequest.newBuilder(uri).timeout(HANG).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     @Test

@@ -19,9 +19,10 @@ import org.apache.iceberg.exceptions.NotFoundException;
  * table, and never waits for the rebuild (it takes no lock: the pointer is a read of the catalog's
  * published in-memory state, the metadata a read of the file it names).
  *
- * <p>The one race is with the swap's clean-up: the pre-swap metadata file is deleted right after
- * the swap, so a read that took the old pointer just before may find its file gone. Then the pointer
- * has moved, and the read is made again from the new one.
+ * <p>The one race is with deletion: a metadata file a swap retired is deleted once {@code
+ * floe.reclaim.grace} has passed, and one the host's own commits drop from the metadata log when the
+ * table deletes old metadata, so a read that took a pointer just before may find its file gone. Then
+ * the pointer has moved, and the read is made again from the new one.
  */
 public final class MapDbServedCatalog implements ServedCatalog {
     /** Reads made again when the metadata file read was retired by a swap meanwhile. */

@@ -12,6 +12,7 @@ import org.apache.iceberg.exceptions.NoSuchIcebergTableException;
 import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.NotAuthorizedException;
+import org.apache.iceberg.exceptions.ServiceUnavailableException;
 import org.apache.iceberg.exceptions.UnprocessableEntityException;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.rest.responses.ErrorResponse;
@@ -37,6 +38,7 @@ final class RestErrors {
             Map.entry(AlreadyExistsException.class, 409),
             Map.entry(CommitFailedException.class, 409),
             Map.entry(UnprocessableEntityException.class, 422),
+            Map.entry(ServiceUnavailableException.class, 503),
             Map.entry(CommitStateUnknownException.class, 500));
 
     private RestErrors() {}

@@ -9,9 +9,14 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import org.apache.iceberg.exceptions.BadRequestException;
 import org.apache.iceberg.exceptions.ForbiddenException;
 import org.apache.iceberg.exceptions.NotAuthorizedException;
+import org.apache.iceberg.exceptions.ServiceUnavailableException;
+import org.apache.iceberg.rest.RESTRequest;
 import org.apache.iceberg.rest.RESTResponse;
 import org.apache.iceberg.rest.responses.ErrorResponse;
 import org.slf4j.Logger;
@@ -23,27 +28,65 @@ import org.slf4j.LoggerFactory;
  * limit, 400 when it is not the route's request), then {@link CatalogRoutes}. Every error is
  * Iceberg's {@link ErrorResponse}, written by Iceberg's serializers; nothing a request does escapes
  * into the host beyond the catalog call it makes.
+ *
+ * <p>Writes are served on threads of their own ({@value #WRITE_THREADS}): a commit passes the
+ * table's gate and may wait there for a rebuild's install, and reads must never queue behind it.
+ * Every request runs with the served catalog's class loader as the thread's context loader, as a
+ * call from the host's own threads would (Iceberg loads FileIO and other classes through it).
  */
-public final class RestHandler implements HttpHandler {
+public final class RestHandler implements HttpHandler, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RestHandler.class);
+    /** Commits served at once; more wait for a thread, reads never do. */
+    static final int WRITE_THREADS = 2;
 
     private final CatalogRoutes routes;
     private final BearerToken token;
     private final RestSettings settings;
+    private final ClassLoader loader;
+    private final ExecutorService writes;
 
     public RestHandler(ServedCatalog served, RestSettings settings) {
         this.routes = new CatalogRoutes(served, settings.writes());
         this.token = new BearerToken(settings.token());
         this.settings = settings;
+        this.loader = served.catalog().getClass().getClassLoader();
+        this.writes = settings.writes()
+                ? Executors.newFixedThreadPool(WRITE_THREADS, RestListener.daemons("floe-rest-write-"))
+                : null;
     }
 
     @Override
     public void handle(HttpExchange exchange) throws IOException {
+        RestRoute.Match match = RestRoute.match(
+                exchange.getRequestMethod(), exchange.getRequestURI().getRawPath());
+        if (writes != null && match != null && match.route().mutates() && admitted(exchange)) {
+            try {
+                writes.execute(() -> respond(exchange, match));
+                return;
+            } catch (RejectedExecutionException closed) {
+                // closed: answered on this thread, as 503 below
+            }
+        }
+        respond(exchange, match);
+    }
+
+    /** Ends the write threads; a write that comes after is answered 503. */
+    @Override
+    public void close() {
+        if (writes != null) {
+            writes.shutdown();
+        }
+    }
+
+    private void respond(HttpExchange exchange, RestRoute.Match match) {
+        Thread thread = Thread.currentThread();
+        ClassLoader previous = thread.getContextClassLoader();
+        thread.setContextClassLoader(loader);
         try (exchange) {
             boolean head = "HEAD".equalsIgnoreCase(exchange.getRequestMethod());
             RESTResponse response;
             try {
-                response = serve(exchange);
+                response = serve(exchange, match);
             } catch (Exception | LinkageError e) {
                 ErrorResponse error = RestErrors.of(e instanceof Exception ? (Exception) e : new RuntimeException(e));
                 if (error.code() >= 500) {
@@ -57,17 +100,33 @@ public final class RestHandler implements HttpHandler {
                 return;
             }
             send(exchange, response == null ? 204 : 200, head ? null : response);
+        } catch (IOException e) {
+            LOG.debug(
+                    "floe: REST {} could not be answered",
+                    exchange.getRequestURI().getRawPath(),
+                    e);
+        } finally {
+            thread.setContextClassLoader(previous);
         }
     }
 
-    private RESTResponse serve(HttpExchange exchange) throws IOException {
+    private boolean admitted(HttpExchange exchange) {
+        return token.admits(exchange.getRequestHeaders().getFirst("Authorization"));
+    }
+
+    private RESTResponse serve(HttpExchange exchange, RestRoute.Match match) throws IOException {
         String method = exchange.getRequestMethod();
-        if (!token.admits(exchange.getRequestHeaders().getFirst("Authorization"))) {
+        if (!admitted(exchange)) {
             throw new NotAuthorizedException("Not authorized: this endpoint needs the header Authorization: Bearer"
                     + " <token>, the token of floe.rest.token or floe.rest.token-file");
         }
         URI uri = exchange.getRequestURI();
-        RestRoute.Match match = RestRoute.match(method, uri.getRawPath());
+        if (writes != null
+                && writes.isShutdown()
+                && match != null
+                && match.route().mutates()) {
+            throw new ServiceUnavailableException("The endpoint is closing; retry the write");
+        }
         if (match == null) {
             throw new BadRequestException("No route for request: %s %s", method, uri.getRawPath());
         }
@@ -85,6 +144,8 @@ public final class RestHandler implements HttpHandler {
                         "Missing request body: expected %s",
                         match.route().requestClass().getSimpleName());
             }
+            // what Iceberg's own handlers assume of a request (an empty object has none of its fields)
+            ((RESTRequest) body).validate();
         }
         return routes.serve(match.route(), match.variables(), query(uri.getRawQuery()), body);
     }

@@ -26,6 +26,16 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class RestListener implements AutoCloseable {
     /** Requests served at once; more wait for a thread. */
     static final int THREADS = 4;
+    /**
+     * The JDK server's limits on slow clients, in seconds, set when the JVM has none: a request must
+     * arrive whole within {@value #MAX_REQUEST_SECONDS} s and its response be taken within {@value
+     * #MAX_RESPONSE_SECONDS} s, else its connection is closed. Without them (the JDK's default is no
+     * limit) a client that sends half a request holds one of the {@value #THREADS} threads for good.
+     * They are the JVM's, read once when its first such server starts.
+     */
+    static final long MAX_REQUEST_SECONDS = 30;
+
+    static final long MAX_RESPONSE_SECONDS = 120;
 
     private final HttpServer server;
     private final ExecutorService executor;
@@ -45,6 +55,8 @@ public final class RestListener implements AutoCloseable {
      *     machine)
      */
     public static RestListener open(RestSettings settings) throws IOException {
+        System.getProperties().putIfAbsent("sun.net.httpserver.maxReqTime", Long.toString(MAX_REQUEST_SECONDS));
+        System.getProperties().putIfAbsent("sun.net.httpserver.maxRspTime", Long.toString(MAX_RESPONSE_SECONDS));
         InetSocketAddress address = new InetSocketAddress(InetAddress.getByName(settings.bind()), settings.port());
         HttpServer server = HttpServer.create(address, 0);
         ExecutorService executor = Executors.newFixedThreadPool(THREADS, daemons("floe-rest-"));
@@ -70,6 +82,15 @@ public final class RestListener implements AutoCloseable {
      */
     public boolean attach(HttpHandler handler) {
         return served.compareAndSet(null, handler);
+    }
+
+    /**
+     * Serves {@code replacement} (null: none, 503 again) if {@code expected} is served now; returns
+     * whether it was swapped. The agent's slot: a loader attaches its handler and detaches it when
+     * the host closes the catalog it serves.
+     */
+    public boolean swap(HttpHandler expected, HttpHandler replacement) {
+        return served.compareAndSet(expected, replacement);
     }
 
     public boolean attached() {
@@ -114,7 +135,7 @@ public final class RestListener implements AutoCloseable {
         executor.shutdownNow();
     }
 
-    private static ThreadFactory daemons(String prefix) {
+    static ThreadFactory daemons(String prefix) {
         AtomicInteger count = new AtomicInteger();
         return runnable -> {
             Thread thread = new Thread(runnable, prefix + count.incrementAndGet());

@@ -9,18 +9,21 @@ import java.io.IOException;
  */
 public final class RestServer implements AutoCloseable {
     private final RestListener listener;
+    private final RestHandler handler;
     private final ServedCatalog catalog;
 
-    private RestServer(RestListener listener, ServedCatalog catalog) {
+    private RestServer(RestListener listener, RestHandler handler, ServedCatalog catalog) {
         this.listener = listener;
+        this.handler = handler;
         this.catalog = catalog;
     }
 
     /** Serves {@code catalog}; closing the server closes it too. */
     public static RestServer start(RestSettings settings, ServedCatalog catalog) throws IOException {
         RestListener listener = RestListener.open(settings);
-        listener.attach(new RestHandler(catalog, settings));
-        return new RestServer(listener, catalog);
+        RestHandler handler = new RestHandler(catalog, settings);
+        listener.attach(handler);
+        return new RestServer(listener, handler, catalog);
     }
 
     public String uri() {
@@ -34,6 +37,7 @@ public final class RestServer implements AutoCloseable {
     @Override
     public void close() throws IOException {
         listener.close();
+        handler.close();
         catalog.close();
     }
 }
