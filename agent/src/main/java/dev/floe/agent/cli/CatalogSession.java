@@ -2,6 +2,8 @@ package dev.floe.agent.cli;
 
 import dev.floe.agent.AgentConfig;
 import dev.floe.runtime.RebuildCatalog;
+import dev.floe.runtime.ReclaimJob;
+import dev.floe.runtime.Reclaimer;
 import dev.floe.runtime.Recovery;
 import dev.floe.runtime.TableGlobs;
 import java.util.ArrayList;
@@ -77,12 +79,41 @@ abstract class CatalogSession implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs {@code command} on the catalog {@code option} names, or, when its file is held by a
+     * running process and {@code rest} is given, on that process's REST endpoint.
+     */
+    static int runOrOverRest(
+            CatalogOption option, RestOption rest, AgentConfig config, ToIntFunction<CatalogSession> command) {
+        if (!rest.given()) {
+            return run(option, config, false, command);
+        }
+        try {
+            return run(option, config, false, command);
+        } catch (RuntimeException e) {
+            dev.floe.catalog.CatalogInUseException inUse = FloeCli.inUse(e);
+            if (inUse == null) {
+                throw e;
+            }
+            try (CatalogSession session = RestSession.open(rest, inUse.file())) {
+                int code = command.applyAsInt(session);
+                System.out.flush();
+                return code;
+            }
+        }
+    }
+
     /** The live table, loaded uncached; a clear "no table" when there is none. */
     Table load(TableIdentifier table) {
         if (!catalog().tableExists(table)) {
             throw noTable(table);
         }
         return rebuild().loadTableUncached(table);
+    }
+
+    /** The reclaim jobs floe's records hold for the catalog's tables, due or not. */
+    List<ReclaimJob> pendingReclaims() {
+        return new Reclaimer(rebuild()).pending();
     }
 
     /** Rebuilds a process left unfinished: scratch (or rebuild) name to live table. */

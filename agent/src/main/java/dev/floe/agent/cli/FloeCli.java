@@ -127,12 +127,11 @@ public final class FloeCli implements Runnable {
 
     private static int handle(Exception e, CommandLine cli, CommandLine.ParseResult parsed) {
         PrintWriter err = cli.getErr();
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof CatalogInUseException) {
-                err.println(inUse(((CatalogInUseException) t).file()));
-                err.flush();
-                return IN_USE;
-            }
+        CatalogInUseException inUse = inUse(e);
+        if (inUse != null) {
+            err.println(inUse(inUse.file()));
+            err.flush();
+            return IN_USE;
         }
         if (e instanceof CliException) {
             err.println("floe: " + e.getMessage());
@@ -162,7 +161,18 @@ public final class FloeCli implements Runnable {
 
     static String inUse(Path file) {
         return "floe: catalog file " + file + " is in use by a running process (the ingest?); stop it"
-                + " first, or read live status over JMX: dev.floe:type=Table,*";
+                + " first, or read live status over JMX (dev.floe:type=Table,*) or, when it serves floe's REST"
+                + " endpoint, with status --rest <the URI of floe's start line>";
+    }
+
+    /** The CatalogInUseException {@code e} is or was caused by, or null. */
+    static CatalogInUseException inUse(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof CatalogInUseException) {
+                return (CatalogInUseException) t;
+            }
+        }
+        return null;
     }
 
     static String describe(Throwable e) {

@@ -118,7 +118,7 @@ final class SharedSession extends CatalogSession {
     }
 
     /** A Hadoop configuration, as a host hands its catalog one (HadoopCatalog needs it). */
-    private static Object hadoopConfiguration() {
+    static Object hadoopConfiguration() {
         try {
             return Class.forName("org.apache.hadoop.conf.Configuration", true, SharedSession.class.getClassLoader())
                     .getDeclaredConstructor()

@@ -30,6 +30,9 @@ final class StatusCommand extends HostCommand {
     @Mixin
     ConfigOption config;
 
+    @Mixin
+    RestOption rest;
+
     @Parameters(
             index = "0",
             arity = "0..1",

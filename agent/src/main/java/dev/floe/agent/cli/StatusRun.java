@@ -2,7 +2,6 @@ package dev.floe.agent.cli;
 
 import dev.floe.agent.AgentConfig;
 import dev.floe.runtime.ReclaimJob;
-import dev.floe.runtime.Reclaimer;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -42,7 +41,7 @@ final class StatusRun {
         Instant now = Instant.now();
         AgentConfig config = command.config.load(new Properties());
         long smallBelow = config.settings().rebuild().targetFileBytes() / 4;
-        return CatalogSession.run(command.catalog, config, false, session -> {
+        return CatalogSession.runOrOverRest(command.catalog, command.rest, config, session -> {
             Map<TableIdentifier, TableIdentifier> unfinished = session.unfinished();
             List<TableIdentifier> tables = session.tables(command.glob);
             tables.removeAll(unfinished.keySet());
@@ -52,7 +51,7 @@ final class StatusRun {
                     throw nothing;
                 }
             }
-            List<ReclaimJob> jobs = new Reclaimer(session.rebuild()).pending();
+            List<ReclaimJob> jobs = session.pendingReclaims();
             List<TableStatus> statuses = new ArrayList<>();
             for (TableIdentifier table : tables) {
                 List<ReclaimJob> own =

@@ -43,6 +43,7 @@ class CliIT {
     static final TableIdentifier EVENTS = TableIdentifier.of("db", "events");
     static final int COMMITS = 30;
     static final int ROWS = 5;
+    static final java.time.Duration HANG = java.time.Duration.ofMinutes(3);
     static final String HOST_LIBS = Jvm.SAMPLES_JAR.getParent().resolve("lib") + File.separator + "*";
 
     @TempDir
@@ -369,7 +370,9 @@ class CliIT {
                         .asString()
                         .isEqualTo(
                                 "floe: catalog file " + warehouse.resolve("floe-catalog.db") + " is in use by a running"
-                                        + " process (the ingest?); stop it first, or read live status over JMX: dev.floe:type=Table,*");
+                                        + " process (the ingest?); stop it first, or read live status over JMX"
+                                        + " (dev.floe:type=Table,*) or, when it serves floe's REST endpoint, with"
+                                        + " status --rest <the URI of floe's start line>");
             }
         } finally {
             holder.getOutputStream().close();
@@ -679,6 +682,85 @@ class CliIT {
     @FunctionalInterface
     interface HeldRun {
         Jvm.Run run(Process holder) throws Exception;
+    }
+
+    /**
+     * While an ingest with the agent holds the catalog file and serves the REST endpoint (with a
+     * token), status reads the table over it; the same command without --rest is exit 3.
+     */
+    @Test
+    @Order(12)
+    void statusReadsAHeldCatalogOverTheRestEndpointItsProcessServes() throws Exception {
+        Path restWarehouse = dir.resolve("rest-warehouse");
+        Path props = dir.resolve("rest-catalog.properties");
+        Files.writeString(props, "catalog-impl=dev.floe.catalog.MapDbCatalog\nwarehouse=" + restWarehouse + "\n");
+        Path token = dir.resolve("rest-token");
+        Files.writeString(token, "cli-token\n");
+        Path floe = dir.resolve("rest-floe.properties");
+        Files.writeString(floe, "floe.rest.port=0\nfloe.rest.token-file=" + token + "\n");
+        Path stop = dir.resolve("rest-stop");
+        try (Child host = Child.java(
+                "ingest serving REST",
+                dir.resolve("rest-ingest.log"),
+                dir,
+                List.of(Jvm.agentArg(floe), "-Dingest.stop-file=" + stop, "-Dingest.pace-ms=50"),
+                Jvm.SAMPLES_JAR.toString(),
+                "dev.floe.samples.Ingest",
+                props.toString(),
+                EVENTS.toString(),
+                "100000",
+                Integer.toString(ROWS),
+                "1")) {
+            java.util.regex.Matcher started = java.util.regex.Pattern.compile(
+                            "serves the Iceberg REST catalog at (http://\\S+/) ")
+                    .matcher(host.awaitLine(l -> l.contains("serves the Iceberg REST catalog at"), 1, HANG));
+            assertThat(started.find()).isTrue();
+            host.awaitLine(l -> l.contains("the REST catalog endpoint serves MapDbCatalog"), 1, HANG);
+            Jvm.Run held = floe("status", "--catalog", props.toString());
+            assertThat(held.exitCode()).as(held.output()).isEqualTo(3);
+
+            Jvm.Run text = floe(
+                    "status",
+                    "--catalog",
+                    props.toString(),
+                    "--rest",
+                    started.group(1),
+                    "--rest-token-file",
+                    token.toString());
+            assertThat(text.exitCode()).as(text.output()).isZero();
+            assertThat(text.output())
+                    .contains("over the REST catalog endpoint at " + started.group(1))
+                    .contains("reclaim jobs and unfinished rebuilds are in the file and not shown")
+                    .contains("db.events")
+                    .containsPattern("snapshots +[1-9][0-9,]*\n")
+                    .containsPattern("rows +[1-9][0-9,]*\n")
+                    .doesNotContain("WARN");
+
+            Jvm.Run json = floe(
+                    "status",
+                    "--catalog",
+                    props.toString(),
+                    "--rest",
+                    started.group(1),
+                    "--rest-token-file",
+                    token.toString(),
+                    "--json");
+            assertThat(json.exitCode()).as(json.output()).isZero();
+            JsonNode root = new ObjectMapper().readTree(json.output());
+            assertThat(root.get("over").asText()).isEqualTo("rest");
+            JsonNode table = root.get("tables").get(0);
+            assertThat(table.get("table").asText()).isEqualTo("db.events");
+            assertThat(table.get("rows").asLong())
+                    .isPositive()
+                    .isEqualTo(table.get("rows").asLong() / ROWS * ROWS);
+
+            Jvm.Run noToken = floe("status", "--catalog", props.toString(), "--rest", started.group(1));
+            assertThat(noToken.exitCode()).as(noToken.output()).isEqualTo(1);
+            assertThat(noToken.output()).contains("--rest-token-file");
+            Files.createFile(stop);
+            Jvm.Run run = host.await(HANG);
+            assertThat(run.exitCode()).as(run.output()).isZero();
+        }
     }
 
     private static void ingestInto(Path catalogProperties, Path log, int commits) throws Exception {
