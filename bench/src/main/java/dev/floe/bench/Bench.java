@@ -63,6 +63,10 @@ public final class Bench {
             "              unguarded in a reader JVM of its own (ScanHost, median of up to 5 scans, as many as",
             "              fit in 2 minutes, at least one), rebuild attempts per successful rebuild, append",
             "              stall during a rebuild that rebases deltas: upsert.csv, upsert-rebuilds.csv",
+            "  rest        the REST catalog endpoint, in 5 alternating pairs of 500 commits of the ingest",
+            "              host with the agent: once serving a reader in this JVM (Iceberg's RESTCatalog,",
+            "              20 loadTable/s), once with the endpoint off: loadTable latency while the host",
+            "              commits and floe rebuilds, host commit p50 serving / off: rest.csv, rest-loads.csv",
             "",
             "options:",
             "  --quick       small sizes, to check that everything runs (a few minutes); results go to",
@@ -97,6 +101,7 @@ public final class Bench {
         parts.put("jdbc", JdbcGrowthBench::run);
         parts.put("incremental", IncrementalBench::run);
         parts.put("upsert", UpsertBench::run);
+        parts.put("rest", RestBench::run);
         return parts;
     }
 

@@ -77,12 +77,20 @@ final class Harness {
     /** Runs {@code main} as a child JVM in the repository, its log under work/logs/<name>.log. */
     ChildJvm.Run run(String name, List<String> jvm, Class<?> main, List<String> args)
             throws IOException, InterruptedException {
+        return run(name, jvm, main, args, line -> {});
+    }
+
+    /** {@link #run(String, List, Class, List)}, handing each line the child prints to {@code onLine}. */
+    ChildJvm.Run run(
+            String name, List<String> jvm, Class<?> main, List<String> args, java.util.function.Consumer<String> onLine)
+            throws IOException, InterruptedException {
         Path log = work.resolve("logs").resolve(name + ".log");
         System.out.printf(Locale.ROOT, "  %s: running (log %s)%n", name, log);
         ChildJvm.Run child = new ChildJvm(main.getName(), args)
                 .jvm(jvm)
                 .classPath(classPath)
                 .directory(repo)
+                .onLine(onLine)
                 .run(log);
         System.out.printf(Locale.ROOT, "  %s: exit %d, %.1f s%n", name, child.exitCode(), child.seconds());
         return child;
@@ -131,6 +139,19 @@ final class Harness {
     /** The benchmarks' ingest host on a table bench.events of the catalog in {@code dir}. */
     ChildJvm.Run ingest(String name, List<String> jvm, Path dir, long commits, long rowsPerCommit, int threads)
             throws IOException, InterruptedException {
+        return ingest(name, jvm, dir, commits, rowsPerCommit, threads, line -> {});
+    }
+
+    /** {@link #ingest(String, List, Path, long, long, int)}, handing each line it prints to {@code onLine}. */
+    ChildJvm.Run ingest(
+            String name,
+            List<String> jvm,
+            Path dir,
+            long commits,
+            long rowsPerCommit,
+            int threads,
+            java.util.function.Consumer<String> onLine)
+            throws IOException, InterruptedException {
         return run(
                 name,
                 jvm,
@@ -140,7 +161,8 @@ final class Harness {
                         "bench.events",
                         Long.toString(commits),
                         Long.toString(rowsPerCommit),
-                        Integer.toString(threads)));
+                        Integer.toString(threads)),
+                onLine);
     }
 
     /** An empty directory work/<name>. */
