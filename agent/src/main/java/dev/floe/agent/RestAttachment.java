@@ -8,6 +8,8 @@ import dev.floe.runtime.rest.RestSettings;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.function.BiPredicate;
@@ -31,8 +33,11 @@ final class RestAttachment {
     private final RestSettings settings;
     private volatile MapDbCatalog served;
     private Serving serving; // guarded by this: what this loader serves now, or null
-    /** The host's open instances on the file served, weakly: one dropped unclosed does not pin it. */
-    private final Set<MapDbCatalog> hosts = Collections.newSetFromMap(new WeakHashMap<>()); // guarded by this
+    /**
+     * The host's open instances in this loader, by file, weakly (one dropped unclosed does not pin
+     * it): served or not, so the file served is let go only when the last of them closes.
+     */
+    private final Map<Path, Set<MapDbCatalog>> hosts = new HashMap<>(); // guarded by this
 
     private boolean failed; // guarded by this: a handler could not be built here (said once)
     private boolean declineSaid; // guarded by this: "another loader's catalog is served" was said
@@ -56,16 +61,15 @@ final class RestAttachment {
 
     /** Called when the host opened {@code host}: serves it if nothing is served yet. */
     synchronized void opened(MapDbCatalog host) {
-        if (slot == null || settings == null || failed) {
+        if (slot == null || settings == null) {
             return;
         }
-        if (serving != null) {
-            if (serving.file().equals(host.catalogFile())) {
-                hosts.add(host);
-            }
+        hosts.computeIfAbsent(host.catalogFile(), file -> Collections.newSetFromMap(new WeakHashMap<>()))
+                .add(host);
+        if (failed || serving != null) {
             return;
         }
-        MapDbServedCatalog catalog;
+        MapDbServedCatalog catalog = null;
         RestHandler handler;
         try {
             catalog = MapDbServedCatalog.onFileOf(host);
@@ -74,6 +78,9 @@ final class RestAttachment {
             }
             handler = new RestHandler(catalog, settings);
         } catch (RuntimeException | LinkageError e) {
+            if (catalog != null) {
+                close(catalog); // else it would hold the file for good
+            }
             failed = true;
             AgentLog.error("the REST catalog endpoint cannot serve MapDbCatalog '" + host.name() + "' (" + e
                     + "); it answers 503, and floe guards on");
@@ -90,7 +97,6 @@ final class RestAttachment {
         }
         serving = new Serving(catalog, handler, host.catalogFile(), host.name());
         served = catalog.instance();
-        hosts.add(host);
         AgentLog.info(
                 "the REST catalog endpoint serves MapDbCatalog '" + host.name() + "' (" + host.catalogFile() + ")");
         if (!exitHook) {
@@ -104,7 +110,12 @@ final class RestAttachment {
      * on the file served, the endpoint stops serving it and closes its own instance.
      */
     synchronized void closing(MapDbCatalog host) {
-        if (serving == null || !hosts.remove(host) || !hosts.isEmpty()) {
+        Set<MapDbCatalog> open = hosts.get(host.catalogFile());
+        if (open == null || !open.remove(host) || !open.isEmpty()) {
+            return;
+        }
+        hosts.remove(host.catalogFile());
+        if (serving == null || !serving.file().equals(host.catalogFile())) {
             return;
         }
         Serving was = serving;
@@ -119,14 +130,18 @@ final class RestAttachment {
             return;
         }
         serving = null;
-        served = null;
-        hosts.clear();
         slot.test(was.handler(), null);
-        close(was.catalog(), was.handler());
+        was.handler().close(); // refuses new requests and waits for the running ones
+        served = null; // after them: their loads are never taken for the host's
+        close(was.catalog());
     }
 
     private static void close(MapDbServedCatalog catalog, RestHandler handler) {
         handler.close();
+        close(catalog);
+    }
+
+    private static void close(MapDbServedCatalog catalog) {
         try {
             catalog.close();
         } catch (IOException | RuntimeException e) {

@@ -19,7 +19,14 @@ final class RestStart {
             return null;
         }
         try {
+            java.util.List<String> limits = RestListener.limitSlowClients();
             RestListener listener = RestListener.open(settings);
+            if (!limits.isEmpty()) {
+                AgentLog.info(
+                        "the REST catalog endpoint drops clients that stall: floe set " + String.join(" and ", limits)
+                                + " (seconds; they apply to every com.sun.net.httpserver server of this JVM; set them with -D"
+                                + " to choose others)");
+            }
             Runtime.getRuntime().addShutdownHook(new Thread(listener::close, "floe-rest-exit"));
             return listener;
         } catch (IOException | RuntimeException | LinkageError e) {

@@ -23,6 +23,8 @@ final class ConfigOption {
                 system.setProperty(name, System.getProperty(name));
             }
         }
+        // the CLI serves no endpoint: the agent's floe.rest.* keys (and a token file it cannot read) do not apply
+        system.setProperty("floe.rest.port", "");
         system.putAll(overrides);
         AgentConfig config;
         try {

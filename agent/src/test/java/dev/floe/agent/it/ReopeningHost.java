@@ -12,9 +12,11 @@ import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
  * A host that opens its MapDbCatalog, closes it and opens it again, each step when the test says so:
- * it prints {@code opened 1}, waits for {@code <control>/close}, closes the catalog, prints {@code
- * closed}, waits for {@code <control>/reopen}, opens a new instance, prints {@code opened 2}, waits
- * for {@code <control>/exit} and ends. The table {@code db.events} is made at the first open.
+ * it opens two instances on the file and prints {@code opened 1}, waits for {@code <control>/close},
+ * closes the second and prints {@code closed one}, waits for {@code <control>/close-last}, closes the
+ * first and prints {@code closed}, waits for {@code <control>/reopen}, opens a new instance, prints
+ * {@code opened 2}, waits for {@code <control>/exit} and ends. The table {@code db.events} is made at
+ * the first open.
  *
  * <p>Arguments: the warehouse, the control directory.
  */
@@ -27,8 +29,12 @@ public final class ReopeningHost {
         try (MapDbCatalog first = open(warehouse)) {
             first.createNamespace(Namespace.of("db"), Map.of());
             first.createTable(TableIdentifier.of("db", "events"), Events.SCHEMA);
+            MapDbCatalog second = open(warehouse);
             System.out.println("opened 1");
             await(control.resolve("close"));
+            second.close();
+            System.out.println("closed one");
+            await(control.resolve("close-last"));
         }
         System.out.println("closed");
         await(control.resolve("reopen"));

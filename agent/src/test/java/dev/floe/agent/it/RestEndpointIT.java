@@ -214,7 +214,7 @@ class RestEndpointIT {
 
     /**
      * The endpoint holds the catalog file only while the host does: when the host closes its last
-     * instance the endpoint answers 503 and another process can open the file; when the host opens
+     * instance (not before) the endpoint answers 503 and another process can open the file; when the host opens
      * the catalog again it is served again.
      */
     @Test
@@ -243,6 +243,11 @@ class RestEndpointIT {
                     .satisfies(r -> assertThat(r.body()).contains("\"events\""));
 
             Files.createFile(control.resolve("close"));
+            host.awaitLine(l -> l.equals("closed one"), 1, HANG);
+            assertThat(get(tables).statusCode())
+                    .as("the host still has an instance open")
+                    .isEqualTo(200);
+            Files.createFile(control.resolve("close-last"));
             host.awaitLine(l -> l.equals("closed"), 1, HANG);
             assertThat(host.output()).contains("the REST catalog endpoint no longer serves MapDbCatalog 'host'");
             assertThat(get(tables).statusCode()).isEqualTo(503);

@@ -3,10 +3,10 @@ package dev.floe.runtime.rest;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -31,6 +31,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Writes are served on threads of their own ({@value #WRITE_THREADS}): a commit passes the
  * table's gate and may wait there for a rebuild's install, and reads must never queue behind it.
+ * {@link #close} refuses new requests (503) and waits for the running ones, so the catalog they read
+ * is closed after them, never under them.
  * Every request runs with the served catalog's class loader as the thread's context loader, as a
  * call from the host's own threads would (Iceberg loads FileIO and other classes through it).
  */
@@ -38,12 +40,15 @@ public final class RestHandler implements HttpHandler, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RestHandler.class);
     /** Commits served at once; more wait for a thread, reads never do. */
     static final int WRITE_THREADS = 2;
+    /** How long {@link #close} waits for the requests still running. */
+    static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
 
     private final CatalogRoutes routes;
     private final BearerToken token;
     private final RestSettings settings;
     private final ClassLoader loader;
     private final ExecutorService writes;
+    private final InFlightRequests inFlight = new InFlightRequests();
 
     public RestHandler(ServedCatalog served, RestSettings settings) {
         this.routes = new CatalogRoutes(served, settings.writes());
@@ -60,33 +65,49 @@ public final class RestHandler implements HttpHandler, AutoCloseable {
         RestRoute.Match match = RestRoute.match(
                 exchange.getRequestMethod(), exchange.getRequestURI().getRawPath());
         if (writes != null && match != null && match.route().mutates() && admitted(exchange)) {
+            RequestBody body = match.route().requestClass() == null
+                    ? null
+                    : RequestBody.readNow(exchange, settings.maxBodyBytes());
             try {
-                writes.execute(() -> respond(exchange, match));
+                writes.execute(() -> respond(exchange, match, body));
                 return;
             } catch (RejectedExecutionException closed) {
-                // closed: answered on this thread, as 503 below
+                // closed: answered 503 on this thread
             }
+            respond(exchange, match, body);
+            return;
         }
-        respond(exchange, match);
+        respond(exchange, match, null);
     }
 
-    /** Ends the write threads; a write that comes after is answered 503. */
+    /**
+     * Refuses new requests (503), waits up to {@link #CLOSE_WAIT} for the running ones and ends the
+     * write threads: the served catalog may be closed after.
+     */
     @Override
     public void close() {
+        if (!inFlight.closeAndAwait(CLOSE_WAIT)) {
+            LOG.warn("floe: REST requests still ran {} after the endpoint began to close", CLOSE_WAIT);
+        }
         if (writes != null) {
             writes.shutdown();
         }
     }
 
-    private void respond(HttpExchange exchange, RestRoute.Match match) {
+    private void respond(HttpExchange exchange, RestRoute.Match match, RequestBody body) {
         Thread thread = Thread.currentThread();
         ClassLoader previous = thread.getContextClassLoader();
         thread.setContextClassLoader(loader);
+        boolean entered = inFlight.enter();
         try (exchange) {
             boolean head = "HEAD".equalsIgnoreCase(exchange.getRequestMethod());
             RESTResponse response;
             try {
-                response = serve(exchange, match);
+                if (!entered) {
+                    throw new ServiceUnavailableException(
+                            "The endpoint no longer serves this catalog (the host closed it); retry");
+                }
+                response = serve(exchange, match, body);
             } catch (Exception | LinkageError e) {
                 ErrorResponse error = RestErrors.of(e instanceof Exception ? (Exception) e : new RuntimeException(e));
                 if (error.code() >= 500) {
@@ -106,6 +127,9 @@ public final class RestHandler implements HttpHandler, AutoCloseable {
                     exchange.getRequestURI().getRawPath(),
                     e);
         } finally {
+            if (entered) {
+                inFlight.exit();
+            }
             thread.setContextClassLoader(previous);
         }
     }
@@ -114,19 +138,13 @@ public final class RestHandler implements HttpHandler, AutoCloseable {
         return token.admits(exchange.getRequestHeaders().getFirst("Authorization"));
     }
 
-    private RESTResponse serve(HttpExchange exchange, RestRoute.Match match) throws IOException {
+    private RESTResponse serve(HttpExchange exchange, RestRoute.Match match, RequestBody preread) throws IOException {
         String method = exchange.getRequestMethod();
         if (!admitted(exchange)) {
             throw new NotAuthorizedException("Not authorized: this endpoint needs the header Authorization: Bearer"
                     + " <token>, the token of floe.rest.token or floe.rest.token-file");
         }
         URI uri = exchange.getRequestURI();
-        if (writes != null
-                && writes.isShutdown()
-                && match != null
-                && match.route().mutates()) {
-            throw new ServiceUnavailableException("The endpoint is closing; retry the write");
-        }
         if (match == null) {
             throw new BadRequestException("No route for request: %s %s", method, uri.getRawPath());
         }
@@ -138,7 +156,8 @@ public final class RestHandler implements HttpHandler, AutoCloseable {
         }
         Object body = null;
         if (match.route().requestClass() != null) {
-            body = RestJson.mapper().readValue(body(exchange), match.route().requestClass());
+            byte[] bytes = preread != null ? preread.bytes() : RequestBody.read(exchange, settings.maxBodyBytes());
+            body = RestJson.mapper().readValue(bytes, match.route().requestClass());
             if (body == null) {
                 throw new BadRequestException(
                         "Missing request body: expected %s",
@@ -148,28 +167,6 @@ public final class RestHandler implements HttpHandler, AutoCloseable {
             ((RESTRequest) body).validate();
         }
         return routes.serve(match.route(), match.variables(), query(uri.getRawQuery()), body);
-    }
-
-    /** The request body, refused past the limit before it is read when its length is declared. */
-    private byte[] body(HttpExchange exchange) throws IOException {
-        long limit = settings.maxBodyBytes();
-        String declared = exchange.getRequestHeaders().getFirst("Content-Length");
-        if (declared != null) {
-            try {
-                if (Long.parseLong(declared.trim()) > limit) {
-                    throw new RestErrors.BodyTooLarge(limit);
-                }
-            } catch (NumberFormatException e) {
-                throw new BadRequestException("Malformed Content-Length: %s", declared);
-            }
-        }
-        try (InputStream in = exchange.getRequestBody()) {
-            byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, limit + 1));
-            if (bytes.length > limit) {
-                throw new RestErrors.BodyTooLarge(limit);
-            }
-            return bytes;
-        }
     }
 
     static Map<String, String> query(String raw) {

@@ -55,8 +55,7 @@ public final class RestListener implements AutoCloseable {
      *     machine)
      */
     public static RestListener open(RestSettings settings) throws IOException {
-        System.getProperties().putIfAbsent("sun.net.httpserver.maxReqTime", Long.toString(MAX_REQUEST_SECONDS));
-        System.getProperties().putIfAbsent("sun.net.httpserver.maxRspTime", Long.toString(MAX_RESPONSE_SECONDS));
+        limitSlowClients();
         InetSocketAddress address = new InetSocketAddress(InetAddress.getByName(settings.bind()), settings.port());
         HttpServer server = HttpServer.create(address, 0);
         ExecutorService executor = Executors.newFixedThreadPool(THREADS, daemons("floe-rest-"));
@@ -74,6 +73,24 @@ public final class RestListener implements AutoCloseable {
             throw new IOException("interrupted while starting the REST endpoint", e);
         }
         return listener;
+    }
+
+    /**
+     * Sets the JDK server's slow-client limits ({@link #MAX_REQUEST_SECONDS}, {@link
+     * #MAX_RESPONSE_SECONDS}) where the JVM has none, and returns those it set, as {@code key=value}:
+     * they are the JVM's, so the agent says so at start.
+     */
+    public static java.util.List<String> limitSlowClients() {
+        java.util.List<String> set = new java.util.ArrayList<>();
+        for (String[] limit : new String[][] {
+            {"sun.net.httpserver.maxReqTime", Long.toString(MAX_REQUEST_SECONDS)},
+            {"sun.net.httpserver.maxRspTime", Long.toString(MAX_RESPONSE_SECONDS)}
+        }) {
+            if (System.getProperties().putIfAbsent(limit[0], limit[1]) == null) {
+                set.add(limit[0] + "=" + limit[1]);
+            }
+        }
+        return set;
     }
 
     /**

@@ -36,8 +36,8 @@ public final class RestServer implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        handler.close(); // refuses new requests and waits for the running ones
         listener.close();
-        handler.close();
         catalog.close();
     }
 }
