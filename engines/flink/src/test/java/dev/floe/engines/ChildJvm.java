@@ -17,8 +17,9 @@ import java.util.stream.Collectors;
 /** An engine's job in a real separate JVM, with or without the agent, and what it printed. */
 final class ChildJvm {
     /** The agent jar the agent module built, as {@code Jvm.AGENT_JAR} finds it there. */
-    static final Path AGENT_JAR =
-            Path.of("..", "agent", "target", "floe-agent.jar").toAbsolutePath().normalize();
+    static final Path AGENT_JAR = Path.of("..", "..", "agent", "target", "floe-agent.jar")
+            .toAbsolutePath()
+            .normalize();
 
     /** What Flink's own scripts give a Java 17 JVM ({@code env.java.opts.all} of its config.yaml). */
     static final List<String> FLINK_JAVA17_FLAGS = List.of(
