@@ -41,14 +41,14 @@ class ConcurrencyIT {
                 ConcurrentHost.class.getName(),
                 warehouse.toString(),
                 "4",
-                "500",
+                "300",
                 "2",
                 "2");
 
         assertThat(run.exitCode()).as(run.output()).isZero();
         Map<String, String> result = run.result();
         assertThat(result)
-                .containsEntry("commits", "2000")
+                .containsEntry("commits", "1200")
                 .containsEntry("errors", "0")
                 .containsEntry("missing", "0")
                 .containsEntry("decreases", "0");
@@ -71,8 +71,8 @@ class ConcurrencyIT {
                     IcebergGenerics.read(table).select("id").build()) {
                 rows.forEach(r -> ids.add((Long) r.getField("id")));
             }
-            assertThat(acked).hasSize(4000);
-            assertThat(ids).hasSize(4000);
+            assertThat(acked).hasSize(2400);
+            assertThat(ids).hasSize(2400);
             assertThat(new HashSet<>(ids)).isEqualTo(acked);
         }
     }
