@@ -63,7 +63,7 @@ final class Child implements AutoCloseable {
             String name, Path log, Path workDir, List<String> jvmArgs, String classPath, String main, String... args)
             throws IOException {
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(Jvm.java());
         command.addAll(jvmArgs);
         command.add("-cp");
         command.add(classPath);

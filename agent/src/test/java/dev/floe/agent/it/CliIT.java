@@ -75,7 +75,7 @@ class CliIT {
     /** {@code java <jvmArgs> -jar floe-agent.jar --classpath <sample host's libs> <args>}. */
     static Jvm.Run floe(List<String> jvmArgs, String... args) throws Exception {
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(Jvm.java());
         command.addAll(jvmArgs);
         command.addAll(List.of("-jar", Jvm.AGENT_JAR.toString(), "--classpath", HOST_LIBS));
         command.addAll(List.of(args));
@@ -89,7 +89,7 @@ class CliIT {
     /** {@link #floe(String...)} with {@code workingDir} as the working directory. */
     static Jvm.Run floeIn(Path workingDir, String... args) throws Exception {
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(Jvm.java());
         command.addAll(List.of("-jar", Jvm.AGENT_JAR.toString(), "--classpath", HOST_LIBS));
         command.addAll(List.of(args));
         return exec(command, workingDir);

@@ -244,7 +244,7 @@ abstract class CrashMatrix {
 
     private Jvm.Run killedAfter(Path log, List<String> jvm, Path dir, long millis) throws Exception {
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(Jvm.java());
         command.addAll(jvm);
         command.addAll(List.of("-cp", hostClassPath(), CrashHost.class.getName()));
         command.addAll(List.of(host(dir, 100_000, -1)));

@@ -53,6 +53,19 @@ public final class Jvm {
 
     private Jvm() {}
 
+    /**
+     * {@code java} and the options every child JVM of these tests starts with: the client compiler
+     * only and the serial collector. The children are short-lived (a crash point, a CLI command, an
+     * ingest of a few hundred commits), and on a 2-core machine the server compiler's and a parallel
+     * collector's threads take the cores from the processes under test.
+     */
+    static List<String> java() {
+        return List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC");
+    }
+
     /** Runs {@code java <jvmArgs> -cp <classPath> <main> <args>} and waits for it. */
     public static Run run(Path logFile, List<String> jvmArgs, String classPath, String main, String... args)
             throws IOException, InterruptedException {
@@ -64,7 +77,7 @@ public final class Jvm {
             int minutes, Path logFile, List<String> jvmArgs, String classPath, String main, String... args)
             throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(Jvm.java());
         command.addAll(jvmArgs);
         command.add("-cp");
         command.add(classPath);
