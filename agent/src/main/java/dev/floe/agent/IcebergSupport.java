@@ -6,12 +6,13 @@ import java.util.Properties;
 
 /**
  * Finds the host's Iceberg without loading any of its classes, and says whether floe supports its
- * version. floe is built and tested against Iceberg 1.10 and 1.11.
+ * version. floe is built against Iceberg 1.10.1 and run on 1.9, 1.10, 1.11 and 1.12 (the
+ * agent's IcebergVersionMatrixIT).
  */
 public final class IcebergSupport {
     static final String COMMIT_CLASS = "org/apache/iceberg/BaseMetastoreTableOperations.class";
-    static final int MIN_MINOR = 10;
-    static final int MAX_MINOR = 11;
+    static final int MIN_MINOR = 9;
+    static final int MAX_MINOR = 12;
 
     private final boolean present;
     private final String version;

@@ -112,7 +112,8 @@ final class LoaderGuards implements FloeBridge.Dispatcher {
         java.util.List<String> missing = new java.util.ArrayList<>();
         String instrumented = FloeAgent.provenIn(loader, missing);
         if (!missing.isEmpty()) {
-            AgentLog.warn("floe " + FloeAgent.VERSION + " does not guard the Iceberg of " + name
+            AgentLog.warn("floe " + FloeAgent.VERSION + " does not guard the Iceberg "
+                    + IcebergSupport.detect(loader).version() + " of " + name
                     + ": its advice was not" + " woven into " + missing
                     + " (a class floe does not know the shape of); its commits go on unguarded");
             return UNGUARDED;

@@ -56,7 +56,7 @@
  *
  * <h2>What the host must carry</h2>
  *
- * Its Iceberg (1.10 or 1.11, with Parquet and Hadoop) and, next to it in the same loader, the
+ * Its Iceberg (1.9 to 1.12, with Parquet and Hadoop) and, next to it in the same loader, the
  * catalog: {@code floe-catalog-adapter.jar} with MapDB 3.1.0 and MapDB's dependencies (Iceberg
  * already brings Caffeine). The agent jar's own copy of the catalog serves only the operator CLI.
  */

@@ -106,13 +106,14 @@ final class DeltaRebase {
     }
 
     private String apply(Snapshot commit) {
-        for (DataFile added : commit.addedDataFiles(live.io())) {
+        SnapshotFileChanges changes = SnapshotFileChanges.of(live, commit);
+        for (DataFile added : changes.addedData) {
             if (added.specId() != specId) {
                 return "adds data file " + added.location() + " of spec " + added.specId() + ", not the current one";
             }
             carried.put(added.location(), added.copy());
         }
-        for (DataFile removed : commit.removedDataFiles(live.io())) {
+        for (DataFile removed : changes.removedData) {
             String reason = removeData(removed.location());
             if (reason != null) {
                 return reason;
@@ -120,7 +121,7 @@ final class DeltaRebase {
             removedData.add(removed.location());
         }
         Set<String> grown = new HashSet<>();
-        for (DeleteFile added : commit.addedDeleteFiles(live.io())) {
+        for (DeleteFile added : changes.addedDeletes) {
             if (added.specId() != specId) {
                 return "adds delete file " + added.location() + " of spec " + added.specId() + ", not the current one";
             }
@@ -133,7 +134,7 @@ final class DeltaRebase {
                 grown.add(referenced);
             }
         }
-        for (DeleteFile removed : commit.removedDeleteFiles(live.io())) {
+        for (DeleteFile removed : changes.removedDeletes) {
             String reason = removeDelete(removed, grown);
             if (reason != null) {
                 return reason;

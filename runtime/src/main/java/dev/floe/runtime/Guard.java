@@ -45,6 +45,8 @@ public final class Guard implements GuardMetricsMBean {
     private final GuardMBeans mbeans;
     private final ConcurrentMap<TableKey, GuardedTable> tables = new ConcurrentHashMap<>();
     private final AtomicLong rebuilds = new AtomicLong();
+    /** Set when the JVM's exit has begun ({@link #closeAtExit}): a rebuild failing now is the exit's doing. */
+    private volatile boolean exiting;
 
     /**
      * @param jmxSuffix appended to the names of this guard's MBeans and thread (the agent gives each
@@ -320,6 +322,7 @@ public final class Guard implements GuardMetricsMBean {
      * record is durable and the next start recovers from them.
      */
     public void closeAtExit(Duration bound) {
+        exiting = true;
         if (thread.stop(bound)) {
             catalogs.close();
         }
@@ -331,11 +334,32 @@ public final class Guard implements GuardMetricsMBean {
                 state.lastRebuild = clock.instant();
             }
         } catch (Throwable e) {
+            state.lastRebuild = clock.instant();
+            if (exiting || jvmExiting()) {
+                // the JVM's exit shut down what the rebuild ran on (Iceberg's worker pool, the host's
+                // catalog): not a failure of the table's, and its records recover it at the next start
+                LOG.info(
+                        "floe: the rebuild of {} stopped with the JVM's exit ({}); the live table is untouched",
+                        table,
+                        e.toString());
+                return;
+            }
             state.metrics.failed(e);
             errors.record("rebuilding " + table, e);
-            state.lastRebuild = clock.instant();
         } finally {
             state.queued.set(false);
+        }
+    }
+
+    /** Whether the JVM's shutdown has begun (its hooks run in no order: Iceberg's may shut its pool first). */
+    private static boolean jvmExiting() {
+        Thread probe = new Thread(() -> {});
+        try {
+            Runtime.getRuntime().addShutdownHook(probe);
+            Runtime.getRuntime().removeShutdownHook(probe);
+            return false;
+        } catch (IllegalStateException shuttingDown) {
+            return true;
         }
     }
 

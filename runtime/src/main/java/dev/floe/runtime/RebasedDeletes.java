@@ -12,7 +12,6 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.GenericAppenderFactory;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.deletes.BaseDVFileWriter;
 import org.apache.iceberg.deletes.Deletes;
@@ -132,8 +131,8 @@ final class RebasedDeletes {
     }
 
     private void flushPositionFiles() throws IOException {
-        GenericAppenderFactory factory = new GenericAppenderFactory(target.schema(), target.spec());
-        factory.setAll(target.properties());
+        GenericParquetWriters factory =
+                new GenericParquetWriters(target.schema(), target.spec()).setAll(target.properties());
         OutputFileFactory outputs = outputs(FileFormat.PARQUET);
         PositionDelete<Record> delete = PositionDelete.create();
         for (Map.Entry<String, Entry> e : entries.entrySet()) {
@@ -141,14 +140,13 @@ final class RebasedDeletes {
             if (!entry.dirty || entry.pending.isEmpty()) {
                 continue;
             }
-            PositionDeleteWriter<Record> writer = factory.newPosDeleteWriter(
+            PositionDeleteWriter<Record> writer = factory.positionDeleteWriter(
                     target.spec().isPartitioned()
                             ? outputs.newOutputFile(target.spec(), entry.partition)
                             : outputs.newOutputFile(),
-                    FileFormat.PARQUET,
                     entry.partition);
             try (writer) {
-                entry.pending.forEach(pos -> writer.write(delete.set(e.getKey(), pos, null)));
+                entry.pending.forEach(pos -> writer.write(delete.set(e.getKey(), pos)));
             }
             files.add(writer.toDeleteFile());
             positionFilesOf.computeIfAbsent(e.getKey(), p -> new ArrayList<>()).add(writer.toDeleteFile());

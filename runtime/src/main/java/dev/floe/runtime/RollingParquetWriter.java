@@ -14,7 +14,6 @@ import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.data.GenericAppenderFactory;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.encryption.EncryptedOutputFile;
@@ -160,7 +159,7 @@ final class RollingParquetWriter {
         private final PartitionKey key;
         private final InternalRecordWrapper wrapper;
         private final StructLikeWrapper lookup;
-        private GenericAppenderFactory factory;
+        private GenericParquetWriters factory;
         private long rowsOut;
 
         Files(StructLike partition, boolean routed, Placement placement) {
@@ -290,7 +289,7 @@ final class RollingParquetWriter {
                 this.location = out.encryptingOutputFile().location();
                 onFileStarted.accept(location);
                 started.add(location);
-                this.writer = factory.newDataWriter(out, FileFormat.PARQUET, partition);
+                this.writer = factory.dataWriter(out, partition);
             }
         }
     }
@@ -301,11 +300,10 @@ final class RollingParquetWriter {
         return Math.max(8L << 10, whole / MAX_OPEN);
     }
 
-    private GenericAppenderFactory appenderFactory() {
-        GenericAppenderFactory factory = new GenericAppenderFactory(table.schema(), table.spec());
-        factory.setAll(table.properties());
-        factory.setAll(RebuiltTableProperties.writeProperties(settings));
-        return factory;
+    private GenericParquetWriters appenderFactory() {
+        return new GenericParquetWriters(table.schema(), table.spec())
+                .setAll(table.properties())
+                .setAll(RebuiltTableProperties.writeProperties(settings));
     }
 
     /**
@@ -313,10 +311,9 @@ final class RollingParquetWriter {
      * sample is written uncompressed to memory, which is what Parquet's buffers hold before a flush.
      */
     private long rowGroupBytes(List<Record> sample) throws IOException {
-        GenericAppenderFactory measuring = appenderFactory();
-        measuring.set(TableProperties.PARQUET_COMPRESSION, "uncompressed");
+        GenericParquetWriters measuring = appenderFactory().set(TableProperties.PARQUET_COMPRESSION, "uncompressed");
         InMemoryOutputFile out = new InMemoryOutputFile();
-        FileAppender<Record> appender = measuring.newAppender(out, FileFormat.PARQUET);
+        FileAppender<Record> appender = measuring.appender(out);
         try (appender) {
             sample.forEach(appender::add);
         }

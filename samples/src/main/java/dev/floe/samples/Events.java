@@ -11,9 +11,7 @@ import java.util.Locale;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.GenericAppenderFactory;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.DataWriter;
@@ -48,8 +46,6 @@ public final class Events {
             return java.util.List.of(writeFile(table, firstId, count));
         }
         Schema schema = table.schema();
-        GenericAppenderFactory appenders = new GenericAppenderFactory(schema, table.spec());
-        appenders.setAll(table.properties());
         OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
                 .format(FileFormat.PARQUET)
                 .build();
@@ -65,7 +61,7 @@ public final class Events {
                 DataWriter<Record> writer = writers.get(key);
                 if (writer == null) {
                     org.apache.iceberg.PartitionKey copy = key.copy();
-                    writer = appenders.newDataWriter(files.newOutputFile(table.spec(), copy), FileFormat.PARQUET, copy);
+                    writer = ParquetWriters.data(table, files.newOutputFile(table.spec(), copy), copy);
                     writers.put(copy, writer);
                 }
                 writer.write(row);
@@ -90,13 +86,10 @@ public final class Events {
      */
     public static DataFile writeFile(Table table, long firstId, int count, RowMaker rows) throws IOException {
         Schema schema = table.schema();
-        GenericAppenderFactory appenders = new GenericAppenderFactory(schema, table.spec());
-        appenders.setAll(table.properties());
         OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
                 .format(FileFormat.PARQUET)
                 .build();
-        DataWriter<Record> writer =
-                appenders.newDataWriter(files.newOutputFile(), FileFormat.PARQUET, (StructLike) null);
+        DataWriter<Record> writer = ParquetWriters.data(table, files.newOutputFile(), null);
         try (writer) {
             GenericRecord template = GenericRecord.create(schema);
             for (long id = firstId; id < firstId + count; id++) {

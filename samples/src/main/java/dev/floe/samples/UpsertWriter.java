@@ -13,7 +13,6 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.GenericAppenderFactory;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
@@ -40,9 +39,6 @@ final class UpsertWriter {
         Schema schema = table.schema();
         PartitionSpec spec = table.spec();
         Schema keySchema = schema.select(UpsertRows.KEY_COLUMN);
-        int[] equalityIds = {keySchema.columns().get(0).fieldId()};
-        GenericAppenderFactory appenders = new GenericAppenderFactory(schema, spec, equalityIds, keySchema, null);
-        appenders.setAll(table.properties());
         OutputFileFactory files = OutputFileFactory.builderFor(table, 1, System.nanoTime())
                 .format(FileFormat.PARQUET)
                 .build();
@@ -60,8 +56,8 @@ final class UpsertWriter {
                     PartitionKey copy = partition.copy();
                     StructLike of = spec.isPartitioned() ? copy : null;
                     writer = new Writers(
-                            appenders.newDataWriter(output(files, spec, of), FileFormat.PARQUET, of),
-                            appenders.newEqDeleteWriter(output(files, spec, of), FileFormat.PARQUET, of));
+                            ParquetWriters.data(table, output(files, spec, of), of),
+                            ParquetWriters.equalityDeletes(table, keySchema, output(files, spec, of), of));
                     writers.put(copy, writer);
                 }
                 writer.data.write(row);

@@ -24,19 +24,19 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * An upsert stream in a real JVM with the agent (issue 17): the sample upsert host, an ordinary
  * Iceberg program whose every commit is one row delta that adds the new version of 20 keys and
- * equality-deletes their earlier versions, 1,000 commits over 2,000 keys. floe must rebuild the
+ * equality-deletes their earlier versions, 500 commits over 2,000 keys. floe must rebuild the
  * table while it streams (rebasing the row deltas that land during each rebuild), never give up on
  * it as busy, and keep its snapshots bounded; the table must hold exactly the latest version of
  * every key; and after the last rebuild it must hold only the delete files committed since the
  * snapshot that rebuild pinned.
  *
  * <p>A floe that restarts a rebuild on every row delta ends each rebuild busy: then the test stops
- * the host at once (its stop file) rather than let it stream 1,000 commits onto a table that is
+ * the host at once (its stop file) rather than let it stream 500 commits onto a table that is
  * never compacted, and reports every assertion that fails.
  */
 class UpsertStreamIT {
     static final int TRIGGER = 80;
-    static final int COMMITS = 1_000;
+    static final int COMMITS = 500;
     static final int ROWS = 20;
     static final int KEYS = 2_000;
     static final TableIdentifier UPSERTS = TableIdentifier.of("db", "upserts");

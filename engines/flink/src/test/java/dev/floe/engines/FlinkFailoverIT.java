@@ -27,10 +27,10 @@ import org.junit.jupiter.api.io.TempDir;
  * once.
  */
 class FlinkFailoverIT {
-    /** A rebuild every ~25 commits: with a commit per 300 ms checkpoint, one every ~8 s. */
-    static final int TRIGGER = 25;
-    /** Ids 0..ROWS-1 at RATE rows a second: ~50 s, ~170 checkpoints, each one commit. */
-    static final int ROWS = 4_000;
+    /** A rebuild every ~20 commits: with a commit per 300 ms checkpoint, one every ~6 s. */
+    static final int TRIGGER = 20;
+    /** Ids 0..ROWS-1 at RATE rows a second: ~35 s, ~115 checkpoints, each one commit. */
+    static final int ROWS = 2_800;
 
     static final int RATE = 80;
     static final int FAILURES = 2;

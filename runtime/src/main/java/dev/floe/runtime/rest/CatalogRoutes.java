@@ -111,9 +111,7 @@ final class CatalogRoutes {
 
     private ListNamespacesResponse listNamespaces(Map<String, String> query) {
         String parent = query.get("parent");
-        Namespace of = parent == null || parent.isEmpty()
-                ? Namespace.empty()
-                : Namespace.of(RESTUtil.NAMESPACE_SPLITTER.splitToStream(parent).toArray(String[]::new));
+        Namespace of = NamespaceParams.fromQuery(parent);
         List<Namespace> all =
                 CatalogHandlers.listNamespaces(served.namespaces(), of).namespaces();
         Page<Namespace> page = Page.of(all, query.get("pageToken"), query.get("pageSize"));
@@ -158,7 +156,7 @@ final class CatalogRoutes {
     }
 
     static Namespace namespace(Map<String, String> vars) {
-        return RESTUtil.decodeNamespace(vars.get("namespace"));
+        return NamespaceParams.fromPath(vars.get("namespace"));
     }
 
     static TableIdentifier table(Map<String, String> vars) {

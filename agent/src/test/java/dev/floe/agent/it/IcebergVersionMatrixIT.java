@@ -1,0 +1,189 @@
+package dev.floe.agent.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The version matrix (issue 19): the sample ingest, an ordinary Iceberg program, in a real JVM on
+ * each supported Iceberg line's release with the agent attached. Each host's class path is that
+ * release with the dependencies it declares (its Parquet, Avro, Jackson, Caffeine: the compat
+ * modules resolve them), plus what the sample itself brings (floe's catalog adapter, MapDB,
+ * Hadoop). floe must say the version it guards at start, instrument every type, rebuild the table
+ * while it streams, keep the handles the host holds working through each swap, and lose no row.
+ *
+ * <p>1.10 runs on 1.10.1, the release floe is built against: of 1.10.2 only iceberg-core is served
+ * here, and 1.10.2 changes iceberg-api and iceberg-data too.
+ */
+class IcebergVersionMatrixIT {
+    static final int COMMITS = 80;
+    static final int ROWS = 4;
+    static final int THREADS = 2;
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest(name = "Iceberg {0}")
+    @CsvSource({
+        "1.9.2, ../compat/iceberg-1.9",
+        "1.10.1, ",
+        "1.11.0, ../compat/iceberg-1.11",
+        "1.12.0, ../compat/iceberg-1.12"
+    })
+    void theSampleIngestIsGuardedAndRebuiltOnEveryIcebergLine(String version, String compatModule) throws Exception {
+        Path catalog = dir.resolve("catalog.properties");
+        Files.writeString(
+                catalog, "catalog-impl=dev.floe.catalog.MapDbCatalog\nwarehouse=" + dir.resolve("warehouse") + "\n");
+        Path config = dir.resolve("floe.properties");
+        Files.writeString(config, "floe.trigger.snapshots=20\nfloe.trigger.min-interval=1s\n");
+
+        Jvm.Run run = Jvm.run(
+                dir.resolve("ingest.log"),
+                List.of(Jvm.agentArg(config)),
+                hostClassPath(compatModule),
+                "dev.floe.samples.Ingest",
+                catalog.toString(),
+                "db.events",
+                Integer.toString(COMMITS),
+                Integer.toString(ROWS),
+                Integer.toString(THREADS));
+
+        assertThat(run.exitCode()).as(run.output()).isZero();
+        assertThat(run.lines("[floe] INFO floe "))
+                .as(run.output())
+                .singleElement()
+                .asString()
+                .contains("guards Iceberg " + version);
+        assertThat(run.lines("[floe] INFO guarding Iceberg " + version
+                        + " in the system class loader: instrumented 9 of 9 types"))
+                .as(run.output())
+                .hasSize(1);
+        assertThat(run.lines("WARN")).as(run.output()).isEmpty();
+        assertThat(run.lines("ERROR")).as(run.output()).isEmpty();
+        assertThat(run.lines("floe: rebuilt db.events")).as(run.output()).hasSizeGreaterThanOrEqualTo(2);
+        Map<String, String> result = run.result();
+        long written = (long) COMMITS * ROWS;
+        assertThat(result)
+                .as(run.output())
+                .containsEntry("commits", Integer.toString(COMMITS))
+                .containsEntry("rows", Long.toString(written))
+                .containsEntry("distinctIds", Long.toString(written))
+                .containsEntry("handles", Integer.toString(THREADS));
+        // each thread commits on the handle it loaded at start: a swap collapses its history, and it goes on
+        assertThat(Long.parseLong(result.get("historyCollapses")))
+                .as("swaps the held handles went through")
+                .isPositive();
+        assertThat(Long.parseLong(result.get("snapshots")))
+                .as("snapshots at the end")
+                .isLessThan(COMMITS);
+    }
+
+    /**
+     * The sample upsert host on each line: row deltas of data files and equality deletes, which floe
+     * rebases onto each rebuild (position deletes, and deletion vectors in format 3) through the
+     * host's Iceberg. Every key must be there once, with its latest version, on the fresh table and
+     * on the handle the host held throughout.
+     */
+    @ParameterizedTest(name = "Iceberg {0}, format {2}")
+    @CsvSource({
+        "1.9.2, ../compat/iceberg-1.9, 2",
+        "1.10.1, , 3",
+        "1.11.0, ../compat/iceberg-1.11, 2",
+        "1.12.0, ../compat/iceberg-1.12, 3"
+    })
+    void theSampleUpsertStreamIsRebuiltWithItsDeletesOnEveryIcebergLine(String version, String compatModule, int format)
+            throws Exception {
+        Path catalog = dir.resolve("catalog.properties");
+        Files.writeString(
+                catalog, "catalog-impl=dev.floe.catalog.MapDbCatalog\nwarehouse=" + dir.resolve("warehouse") + "\n");
+        Path config = dir.resolve("floe.properties");
+        Files.writeString(config, "floe.trigger.snapshots=25\nfloe.trigger.min-interval=1s\nfloe.reclaim.grace=5m\n");
+
+        Jvm.Run run = Jvm.run(
+                dir.resolve("upsert.log"),
+                List.of(
+                        Jvm.agentArg(config),
+                        "-Dingest.partition=day",
+                        "-Dupsert.format-version=" + format,
+                        "-Dupsert.scan-manifests=caller"),
+                hostClassPath(compatModule),
+                "dev.floe.samples.Upsert",
+                catalog.toString(),
+                "db.upserts",
+                "120",
+                "10",
+                "400");
+
+        assertThat(run.exitCode()).as(run.output()).isZero();
+        assertThat(run.lines("[floe] INFO guarding Iceberg " + version
+                        + " in the system class loader: instrumented 9 of 9 types"))
+                .as(run.output())
+                .hasSize(1);
+        assertThat(run.lines("WARN")).as(run.output()).isEmpty();
+        assertThat(run.lines("ERROR")).as(run.output()).isEmpty();
+        assertThat(run.lines("floe: rebuilt db.upserts")).as(run.output()).hasSizeGreaterThanOrEqualTo(2);
+        assertThat(run.result())
+                .as(run.output())
+                .containsEntry("commits", "120")
+                .containsEntry("wrong", "0")
+                .containsEntry("heldWrong", "0")
+                .containsEntry("deletesSincePin", "ok")
+                .doesNotContainKey("problem");
+        assertThat(run.result().get("rows"))
+                .as("rows read back, one per key")
+                .isEqualTo(run.result().get("keys"));
+    }
+
+    /**
+     * The compat module's release and its dependencies, then each jar of the sample's own folder
+     * whose artifact the release does not bring (floe's catalog adapter, MapDB, Hadoop, the logger),
+     * then the sample's classes. Without a module: the sample's own folder, on the pinned Iceberg.
+     */
+    private static String hostClassPath(String compatModule) throws IOException {
+        Path samples = Jvm.SAMPLES_JAR.getParent();
+        Map<String, String> byArtifact = new LinkedHashMap<>();
+        if (compatModule != null) {
+            Path lib = Path.of(compatModule, "target", "lib");
+            assertThat(lib)
+                    .as("the compat module's folder (built before the agent; run with -am)")
+                    .isDirectory();
+            jars(lib).forEach(jar -> byArtifact.put(artifactOf(jar), jar.toString()));
+        }
+        jars(samples.resolve("lib")).forEach(jar -> byArtifact.putIfAbsent(artifactOf(jar), jar.toString()));
+        List<String> classPath = new ArrayList<>(byArtifact.values());
+        classPath.add(samples.resolve("classes").toAbsolutePath().toString());
+        return String.join(File.pathSeparator, classPath);
+    }
+
+    /** The artifact of a jar named artifact-version.jar: the name up to the first "-digit". */
+    static String artifactOf(Path jar) {
+        String name = jar.getFileName().toString();
+        for (int i = 0; i + 1 < name.length(); i++) {
+            if (name.charAt(i) == '-' && Character.isDigit(name.charAt(i + 1))) {
+                return name.substring(0, i);
+            }
+        }
+        return name;
+    }
+
+    private static List<Path> jars(Path folder) throws IOException {
+        try (Stream<Path> files = Files.list(folder)) {
+            return files.filter(f -> f.toString().endsWith(".jar"))
+                    .map(Path::toAbsolutePath)
+                    .sorted()
+                    .collect(Collectors.toList());
+        }
+    }
+}
