@@ -55,11 +55,13 @@ public final class BenchIngest extends Ingest {
             "  -Dbench.heap-probe-every=K",
             "                           after every K-th commit (and at the end) run a full collection",
             "                           (System.gc()) and note the heap still in use: liveHeapBytes is the",
-            "                           most seen, the program's live data (default 0: never; the",
-            "                           collections happen between commits, outside their latency)",
+            "                           most seen outside floe's rebuilds, the program's live data, and",
+            "                           rebuildLiveHeapBytes the most seen while a rebuild ran (floe's",
+            "                           MBean says so; default 0: never; the collections happen between",
+            "                           commits, outside their latency)",
             "",
             "Its RESULT line adds: liveMetadataBytes= maintenanceMs= peakHeapBytes= peakLiveHeapBytes=",
-            "liveHeapBytes= firstCollapseAt= mode= hostDataBytes= processWriteBytes=",
+            "liveHeapBytes= rebuildLiveHeapBytes= firstCollapseAt= mode= hostDataBytes= processWriteBytes=",
             "hostDataBytes is the bytes of the data files this program appended; processWriteBytes what",
             "the whole process passed to write calls (/proc/self/io wchar: data, metadata, catalog, logs);",
             "liveMetadataBytes counts only the metadata files the fresh table still references (its",
@@ -163,7 +165,7 @@ public final class BenchIngest extends Ingest {
             firstCollapseAt.compareAndSet(0, commit.number());
         }
         if (options.heapProbeEvery() > 0 && commit.number() % options.heapProbeEvery() == 0) {
-            heap.probeLive();
+            probeHeap();
         }
         if (series != null) {
             long metadata = -1;
@@ -185,6 +187,17 @@ public final class BenchIngest extends Ingest {
         }
     }
 
+    /**
+     * A full collection and the heap still in use, counted as during a rebuild when floe had one
+     * running before or after it, or finished one in between (its MBean; none without the agent).
+     */
+    private void probeHeap() {
+        long[] before = FloeMBeans.rebuildState();
+        long used = heap.collectAndMeasure();
+        long[] after = FloeMBeans.rebuildState();
+        heap.record(used, before[0] > 0 || after[0] > 0 || before[1] != after[1]);
+    }
+
     @Override
     protected boolean stopRequested() {
         return stop;
@@ -196,11 +209,14 @@ public final class BenchIngest extends Ingest {
             series.close();
         }
         if (options.heapProbeEvery() > 0) {
-            heap.probeLive();
+            probeHeap();
         }
         values.put("peakHeapBytes", Long.toString(heap.peakUsedBytes()));
         values.put("peakLiveHeapBytes", Long.toString(heap.peakLiveBytes()));
         values.put("liveHeapBytes", Long.toString(options.heapProbeEvery() > 0 ? heap.probedLiveBytes() : -1));
+        values.put(
+                "rebuildLiveHeapBytes",
+                Long.toString(options.heapProbeEvery() > 0 ? heap.probedRebuildLiveBytes() : -1));
         values.put("liveMetadataBytes", Long.toString(LiveMetadata.bytes(table)));
         values.put("maintenanceMs", Long.toString(maintenanceNanos.get() / 1_000_000));
         values.put("firstCollapseAt", Integer.toString(firstCollapseAt.get()));

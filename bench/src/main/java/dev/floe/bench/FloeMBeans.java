@@ -21,6 +21,26 @@ final class FloeMBeans {
         }
     }
 
+    /**
+     * The guard's rebuilds running now and its rebuilds and errors so far ({@code dev.floe:type=Agent});
+     * zeros without the agent.
+     */
+    static long[] rebuildState() {
+        try {
+            ObjectName agent = new ObjectName("dev.floe:type=Agent");
+            if (!server().isRegistered(agent)) {
+                return new long[2];
+            }
+            long running = ((Number) server().getAttribute(agent, "RebuildsRunning")).longValue()
+                    + ((Number) server().getAttribute(agent, "TasksRunning")).longValue();
+            long ended = ((Number) server().getAttribute(agent, "Rebuilds")).longValue()
+                    + ((Number) server().getAttribute(agent, "Errors")).longValue();
+            return new long[] {running, ended};
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read floe's MBean dev.floe:type=Agent: " + e, e);
+        }
+    }
+
     /** The rebuilds and failed rebuilds of {@code id} so far. */
     static long[] rebuildsAndFailures(TableIdentifier id) throws Exception {
         return new long[] {attribute(id, "Rebuilds", 0L), attribute(id, "RebuildFailures", 0L)};

@@ -40,6 +40,9 @@ final class HeapWatch implements AutoCloseable {
     private final AtomicLong peakUsed = new AtomicLong();
     private final AtomicLong peakLive = new AtomicLong();
     private final AtomicLong probedLive = new AtomicLong();
+    private final AtomicLong probedRebuildLive = new AtomicLong();
+    private final AtomicLong explicitLive = new AtomicLong();
+    private final AtomicLong explicitCollections = new AtomicLong();
     private final Set<String> heapPools = new HashSet<>();
     private final List<NotificationEmitter> emitters = new ArrayList<>();
     private final NotificationListener listener = this::onGc;
@@ -96,15 +99,72 @@ final class HeapWatch implements AutoCloseable {
      * this moment, garbage of every generation gone. Returns it.
      */
     long probeLive() {
-        System.gc();
-        long used = memory.getHeapMemoryUsage().getUsed();
-        probedLive.accumulateAndGet(used, Math::max);
+        return probeLive(false);
+    }
+
+    /**
+     * {@link #probeLive()}, its figure kept apart when {@code duringRebuild}: a rebuild's buffers are
+     * its own peak, bounded by floe.rebuild.row-group-max-bytes, not what the guard holds between.
+     */
+    long probeLive(boolean duringRebuild) {
+        long used = collectAndMeasure();
+        record(used, duringRebuild);
         return used;
     }
 
-    /** The most heap in use after any {@link #probeLive()}; 0 if none ran. */
+    /**
+     * Full collections until one frees no more (running the finalizers between), and the heap the
+     * last left in use (its notification's usage after it, heap pools summed); kept nowhere. Not
+     * {@code getHeapMemoryUsage()} read after it: other threads (floe's background work among them)
+     * allocate between the collection's end and that read, and a read counts every region they began.
+     */
+    long collectAndMeasure() {
+        // objects with a finalizer outlive the collection that finds them unreachable until the
+        // finalizer thread has run them, and what only they reach waits for a later collection:
+        // zstd-jni's ZstdOutputStream, of which Parquet makes one per compressed page, keeps its 1 MiB
+        // page buffer so, and a probe right after a rebuild saw tens of MB of them. Unreachable is not
+        // live: collect and run the finalizers until a collection frees no more (as JOL measures).
+        long live = collectOnce();
+        for (int round = 0; round < 5; round++) {
+            System.runFinalization();
+            long next = collectOnce();
+            boolean settled = next > live - live / 100;
+            live = Math.min(live, next);
+            if (settled) {
+                break;
+            }
+        }
+        return live;
+    }
+
+    /**
+     * One {@code System.gc()}, and the heap it left in use, from its own notification (cause
+     * "System.gc()"): not the collector's last GcInfo, which a young collection other threads set off
+     * right after may already have replaced (its figure counts old-generation garbage).
+     */
+    private long collectOnce() {
+        long seen = explicitCollections.get();
+        System.gc();
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        while (explicitCollections.get() == seen && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        return explicitCollections.get() == seen ? memory.getHeapMemoryUsage().getUsed() : explicitLive.get();
+    }
+
+    /** Keeps {@code used}, a {@link #collectAndMeasure()}, among the probes of its kind. */
+    void record(long used, boolean duringRebuild) {
+        (duringRebuild ? probedRebuildLive : probedLive).accumulateAndGet(used, Math::max);
+    }
+
+    /** The most heap in use after a {@link #probeLive()} outside a rebuild; 0 if none ran. */
     long probedLiveBytes() {
         return probedLive.get();
+    }
+
+    /** The most heap in use after a {@link #probeLive(boolean)} during a rebuild; 0 if none fell in one. */
+    long probedRebuildLiveBytes() {
+        return probedRebuildLive.get();
     }
 
     private void sample() {
@@ -128,6 +188,10 @@ final class HeapWatch implements AutoCloseable {
                 }
             }
             peakLive.accumulateAndGet(live, Math::max);
+            if ("System.gc()".equals(info.getGcCause())) {
+                explicitLive.set(live);
+                explicitCollections.incrementAndGet();
+            }
         } catch (RuntimeException e) {
             // a notification of a shape we do not know: ignore it
         }

@@ -45,6 +45,8 @@ public final class Guard implements GuardMetricsMBean {
     private final GuardMBeans mbeans;
     private final ConcurrentMap<TableKey, GuardedTable> tables = new ConcurrentHashMap<>();
     private final AtomicLong rebuilds = new AtomicLong();
+    private final java.util.concurrent.atomic.AtomicInteger rebuildsRunning =
+            new java.util.concurrent.atomic.AtomicInteger();
     /** Set when the JVM's exit has begun ({@link #closeAtExit}): a rebuild failing now is the exit's doing. */
     private volatile boolean exiting;
 
@@ -329,6 +331,7 @@ public final class Guard implements GuardMetricsMBean {
     }
 
     private void rebuild(WorkingCatalog working, TableKey table, String reason, GuardedTable state) {
+        rebuildsRunning.incrementAndGet();
         try {
             if (working.run(catalog -> rebuildOn(catalog, table.table(), reason, state))) {
                 state.lastRebuild = clock.instant();
@@ -347,6 +350,7 @@ public final class Guard implements GuardMetricsMBean {
             state.metrics.failed(e);
             errors.record("rebuilding " + table, e);
         } finally {
+            rebuildsRunning.decrementAndGet();
             state.queued.set(false);
         }
     }
@@ -432,6 +436,16 @@ public final class Guard implements GuardMetricsMBean {
     @Override
     public long getRebuilds() {
         return rebuilds.get();
+    }
+
+    @Override
+    public int getTasksRunning() {
+        return thread.running();
+    }
+
+    @Override
+    public int getRebuildsRunning() {
+        return rebuildsRunning.get();
     }
 
     @Override

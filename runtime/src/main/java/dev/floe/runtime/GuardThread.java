@@ -52,6 +52,11 @@ final class GuardThread {
         return worker.getQueue().size();
     }
 
+    /** Tasks running now on the thread: 0 or 1 (the executor's own count, exact for one thread). */
+    int running() {
+        return worker.getActiveCount();
+    }
+
     /** Waits until everything queued so far has run. */
     void awaitIdle(Duration timeout) throws InterruptedException {
         var done = worker.submit(() -> {});
