@@ -145,11 +145,20 @@ final class HeapWatch implements AutoCloseable {
     private long collectOnce() {
         long seen = explicitCollections.get();
         System.gc();
-        long deadline = System.nanoTime() + 2_000_000_000L;
+        long deadline = System.nanoTime() + 5_000_000_000L;
         while (explicitCollections.get() == seen && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
         }
-        return explicitCollections.get() == seen ? memory.getHeapMemoryUsage().getUsed() : explicitLive.get();
+        if (explicitCollections.get() == seen) {
+            throw new IllegalStateException("no full collection followed System.gc() within 5 s: the heap probes"
+                    + " need explicit collections (drop -XX:+DisableExplicitGC or -XX:+ExplicitGCInvokesConcurrent)");
+        }
+        return explicitLive.get();
     }
 
     /** Keeps {@code used}, a {@link #collectAndMeasure()}, among the probes of its kind. */
@@ -188,7 +197,8 @@ final class HeapWatch implements AutoCloseable {
                 }
             }
             peakLive.accumulateAndGet(live, Math::max);
-            if ("System.gc()".equals(info.getGcCause())) {
+            // the full collection itself: a collector that scavenges first reports that as System.gc() too
+            if ("System.gc()".equals(info.getGcCause()) && "end of major GC".equals(info.getGcAction())) {
                 explicitLive.set(live);
                 explicitCollections.incrementAndGet();
             }

@@ -342,9 +342,11 @@ public final class Guard implements GuardMetricsMBean {
                 // the JVM's exit shut down what the rebuild ran on (Iceberg's worker pool, the host's
                 // catalog): not a failure of the table's, and its records recover it at the next start
                 LOG.info(
-                        "floe: the rebuild of {} stopped with the JVM's exit ({}); the live table is untouched",
+                        "floe: the rebuild of {} stopped with the JVM's exit ({}); its records recover it at the next"
+                                + " start",
                         table,
                         e.toString());
+                LOG.debug("floe: the rebuild of {} at the JVM's exit", table, e);
                 return;
             }
             state.metrics.failed(e);

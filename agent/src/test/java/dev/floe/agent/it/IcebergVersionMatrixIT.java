@@ -68,7 +68,7 @@ class IcebergVersionMatrixIT {
                 .hasSize(1);
         assertThat(run.lines("WARN")).as(run.output()).isEmpty();
         assertThat(run.lines("ERROR")).as(run.output()).isEmpty();
-        assertThat(run.lines("floe: rebuilt db.events")).as(run.output()).hasSizeGreaterThanOrEqualTo(2);
+        assertThat(run.lines("floe: rebuilt db.events")).as(run.output()).isNotEmpty();
         Map<String, String> result = run.result();
         long written = (long) COMMITS * ROWS;
         assertThat(result)
@@ -95,8 +95,8 @@ class IcebergVersionMatrixIT {
     @ParameterizedTest(name = "Iceberg {0}, format {2}")
     @CsvSource({
         "1.9.2, ../compat/iceberg-1.9, 3",
-        "1.11.0, ../compat/iceberg-1.11, 2",
-        "1.12.0, ../compat/iceberg-1.12, 3"
+        "1.11.0, ../compat/iceberg-1.11, 3",
+        "1.12.0, ../compat/iceberg-1.12, 2"
     })
     void theSampleUpsertStreamIsRebuiltWithItsDeletesOnEveryIcebergLine(String version, String compatModule, int format)
             throws Exception {
@@ -128,7 +128,13 @@ class IcebergVersionMatrixIT {
                 .hasSize(1);
         assertThat(run.lines("WARN")).as(run.output()).isEmpty();
         assertThat(run.lines("ERROR")).as(run.output()).isEmpty();
-        assertThat(run.lines("floe: rebuilt db.upserts")).as(run.output()).hasSizeGreaterThanOrEqualTo(2);
+        List<String> rebuilt = run.lines("floe: rebuilt db.upserts");
+        assertThat(rebuilt).as(run.output()).hasSizeGreaterThanOrEqualTo(2);
+        // the row deltas that landed during a rebuild were rebased through this Iceberg (its snapshot
+        // changes, its delete writers): at least one rebuild says so
+        assertThat(rebuilt.stream().mapToLong(IcebergVersionMatrixIT::rebased).sum())
+                .as("row deltas rebased onto the rebuilds: %s", rebuilt)
+                .isPositive();
         assertThat(run.result())
                 .as(run.output())
                 .containsEntry("commits", "120")
@@ -160,6 +166,13 @@ class IcebergVersionMatrixIT {
         List<String> classPath = new ArrayList<>(byArtifact.values());
         classPath.add(samples.resolve("classes").toAbsolutePath().toString());
         return String.join(File.pathSeparator, classPath);
+    }
+
+    /** The "N commits rebased" of a rebuild's line. */
+    static long rebased(String line) {
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("(\\d+) commits rebased").matcher(line);
+        return m.find() ? Long.parseLong(m.group(1)) : 0;
     }
 
     /** The artifact of a jar named artifact-version.jar: the name up to the first "-digit". */
