@@ -122,15 +122,12 @@ final class GrowthBench {
         // window, so it is named, and the live share is reported on its own
         String grace = graceOf(h);
         f.perN("metadata on disk (reclaim grace " + grace + ")", "metadataBytes", "B", "unguarded", Double.NaN);
-        f.figures.add(Figure.of(
-                "1",
+        f.add(
                 "live metadata, guarded, vs unguarded metadata on disk, N=" + maxN,
                 "B",
-                Figure.side("guarded live", Harness.num(f.results.get("guarded").get(maxN), "liveMetadataBytes")),
-                Figure.side(
-                        "unguarded on disk",
-                        Harness.num(f.results.get("unguarded").get(maxN), "metadataBytes")),
-                Aim.atMost(0.01)));
+                f.run("guarded live", "guarded", maxN).side("liveMetadataBytes"),
+                f.run("unguarded on disk", "unguarded", maxN).side("metadataBytes"),
+                Aim.atMost(0.01));
         f.perN("metadata on disk", "metadataBytes", "B", "maintained", Double.NaN);
         f.atMaxN("live metadata", "liveMetadataBytes", "B", "unguarded");
         f.add(
@@ -168,14 +165,12 @@ final class GrowthBench {
                 f.run("unguarded", "unguarded", maxN),
                 Aim.atMost(1.2));
         f.atMaxN(liveHeap, "liveHeapBytes", "B", "maintained");
-        f.figures.add(Figure.of(
-                "1",
+        f.add(
                 "peak live heap in a rebuild (probes that fell in one), N=" + maxN,
                 "B",
-                Figure.side(
-                        "guarded in a rebuild",
-                        Harness.num(f.results.get("guarded").get(maxN), "rebuildLiveHeapBytes")),
-                Figure.side("unguarded", Harness.num(f.results.get("unguarded").get(maxN), "liveHeapBytes"))));
+                f.run("guarded in a rebuild", "guarded", maxN).side("rebuildLiveHeapBytes"),
+                f.run("unguarded", "unguarded", maxN).side("liveHeapBytes"),
+                Aim.NONE);
         f.atMaxN("peak used heap (sampled)", "peakHeapBytes", "B", "unguarded");
     }
 
@@ -229,7 +224,12 @@ final class GrowthBench {
         }
 
         void add(String name, String key, String unit, Run measured, Run against, Aim aim) {
-            figures.add(Figure.of("1", name, unit, measured.side(key), against.side(key), aim));
+            add(name, unit, measured.side(key), against.side(key), aim);
+        }
+
+        /** Two sides of part 1, whatever RESULT values they are. */
+        void add(String name, String unit, Side measured, Side against, Aim aim) {
+            figures.add(Figure.of("1", name, unit, measured, against, aim));
         }
     }
 

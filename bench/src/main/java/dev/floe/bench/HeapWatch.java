@@ -28,8 +28,9 @@ import javax.management.openmbean.CompositeData;
  *       the collectors' notifications ({@code GcInfo.getMemoryUsageAfterGc()}, heap pools summed);
  *       0 if no collection ran. A young collection leaves old-generation garbage in place, so this
  *       is an upper bound of the live data, and depends on when the collector chose to run.
- *   <li>{@link #probedLiveBytes()}: the most heap in use right after a full collection the caller
- *       asked for ({@link #probeLive()}): the live data at those moments.
+ *   <li>{@link #probedLiveBytes()} and {@link #probedRebuildLiveBytes()}: the most heap in use after
+ *       the full collections the caller asked for ({@link #collectAndMeasure()}), kept apart by
+ *       whether a rebuild ran ({@link #record}): the live data at those moments.
  * </ul>
  */
 final class HeapWatch implements AutoCloseable {
@@ -95,24 +96,6 @@ final class HeapWatch implements AutoCloseable {
     }
 
     /**
-     * Runs a full collection ({@code System.gc()}) and notes the heap still in use: the live data at
-     * this moment, garbage of every generation gone. Returns it.
-     */
-    long probeLive() {
-        return probeLive(false);
-    }
-
-    /**
-     * {@link #probeLive()}, its figure kept apart when {@code duringRebuild}: a rebuild's buffers are
-     * its own peak, bounded by floe.rebuild.row-group-max-bytes, not what the guard holds between.
-     */
-    long probeLive(boolean duringRebuild) {
-        long used = collectAndMeasure();
-        record(used, duringRebuild);
-        return used;
-    }
-
-    /**
      * Full collections until one frees no more (running the finalizers between), and the heap the
      * last left in use (its notification's usage after it, heap pools summed); kept nowhere. Not
      * {@code getHeapMemoryUsage()} read after it: other threads (floe's background work among them)
@@ -161,17 +144,20 @@ final class HeapWatch implements AutoCloseable {
         return explicitLive.get();
     }
 
-    /** Keeps {@code used}, a {@link #collectAndMeasure()}, among the probes of its kind. */
+    /**
+     * Keeps {@code used}, a {@link #collectAndMeasure()}, among the probes of its kind: a rebuild's
+     * buffers are its own peak, bounded by floe.rebuild.row-group-max-bytes, not what the guard holds.
+     */
     void record(long used, boolean duringRebuild) {
         (duringRebuild ? probedRebuildLive : probedLive).accumulateAndGet(used, Math::max);
     }
 
-    /** The most heap in use after a {@link #probeLive()} outside a rebuild; 0 if none ran. */
+    /** The most heap {@link #record}ed outside a rebuild; 0 if none was. */
     long probedLiveBytes() {
         return probedLive.get();
     }
 
-    /** The most heap in use after a {@link #probeLive(boolean)} during a rebuild; 0 if none fell in one. */
+    /** The most heap {@link #record}ed during a rebuild; 0 if none was. */
     long probedRebuildLiveBytes() {
         return probedRebuildLive.get();
     }

@@ -47,8 +47,6 @@ public final class Guard implements GuardMetricsMBean {
     private final AtomicLong rebuilds = new AtomicLong();
     private final java.util.concurrent.atomic.AtomicInteger rebuildsRunning =
             new java.util.concurrent.atomic.AtomicInteger();
-    /** Set when the JVM's exit has begun ({@link #closeAtExit}): a rebuild failing now is the exit's doing. */
-    private volatile boolean exiting;
 
     /**
      * @param jmxSuffix appended to the names of this guard's MBeans and thread (the agent gives each
@@ -324,7 +322,6 @@ public final class Guard implements GuardMetricsMBean {
      * record is durable and the next start recovers from them.
      */
     public void closeAtExit(Duration bound) {
-        exiting = true;
         if (thread.stop(bound)) {
             catalogs.close();
         }
@@ -338,7 +335,7 @@ public final class Guard implements GuardMetricsMBean {
             }
         } catch (Throwable e) {
             state.lastRebuild = clock.instant();
-            if (exiting || jvmExiting()) {
+            if (jvmExiting()) {
                 // the JVM's exit shut down what the rebuild ran on (Iceberg's worker pool, the host's
                 // catalog): not a failure of the table's, and its records recover it at the next start
                 LOG.info(

@@ -8,8 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -68,7 +66,7 @@ class BadInputIT {
         Path lib = Jvm.SAMPLES_JAR.getParent().resolve("lib");
         List<String> classPath = new ArrayList<>();
         String version = null;
-        for (String jar : jars(lib)) {
+        for (String jar : Jvm.jars(lib)) {
             Path file = Path.of(jar);
             String name = file.getFileName().toString();
             if (name.startsWith("iceberg-core-")) {
@@ -135,7 +133,7 @@ class BadInputIT {
                 source,
                 "public class OldHost { public static void main(String[] a) {"
                         + " System.out.println(\"old host ran: \" + org.apache.iceberg.catalog.TableIdentifier.of(\"db\", \"t\")); } }");
-        List<String> iceberg16 = jars(Path.of("target", "iceberg-1.6.1"));
+        List<String> iceberg16 = Jvm.jars(Path.of("target", "iceberg-1.6.1"));
         Process javac = new ProcessBuilder(
                         Path.of(System.getProperty("java.home"), "bin", "javac").toString(),
                         "-cp",
@@ -164,14 +162,5 @@ class BadInputIT {
                 .contains("WARN")
                 .contains("supports Iceberg 1.9 to 1.12")
                 .contains("1.6.1");
-    }
-
-    private static List<String> jars(Path folder) throws IOException {
-        try (Stream<Path> files = Files.list(folder)) {
-            return files.filter(f -> f.toString().endsWith(".jar"))
-                    .map(f -> f.toAbsolutePath().toString())
-                    .sorted()
-                    .collect(Collectors.toList());
-        }
     }
 }

@@ -10,8 +10,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -39,11 +37,8 @@ class IcebergVersionMatrixIT {
     @ParameterizedTest(name = "Iceberg {0}")
     @CsvSource({"1.9.2, ../compat/iceberg-1.9", "1.11.0, ../compat/iceberg-1.11", "1.12.0, ../compat/iceberg-1.12"})
     void theSampleIngestIsGuardedAndRebuiltOnEveryIcebergLine(String version, String compatModule) throws Exception {
-        Path catalog = dir.resolve("catalog.properties");
-        Files.writeString(
-                catalog, "catalog-impl=dev.floe.catalog.MapDbCatalog\nwarehouse=" + dir.resolve("warehouse") + "\n");
-        Path config = dir.resolve("floe.properties");
-        Files.writeString(config, "floe.trigger.snapshots=20\nfloe.trigger.min-interval=1s\n");
+        Path catalog = catalogProperties();
+        Path config = floeProperties("floe.trigger.snapshots=20\nfloe.trigger.min-interval=1s\n");
 
         Jvm.Run run = Jvm.run(
                 dir.resolve("ingest.log"),
@@ -100,11 +95,9 @@ class IcebergVersionMatrixIT {
     })
     void theSampleUpsertStreamIsRebuiltWithItsDeletesOnEveryIcebergLine(String version, String compatModule, int format)
             throws Exception {
-        Path catalog = dir.resolve("catalog.properties");
-        Files.writeString(
-                catalog, "catalog-impl=dev.floe.catalog.MapDbCatalog\nwarehouse=" + dir.resolve("warehouse") + "\n");
-        Path config = dir.resolve("floe.properties");
-        Files.writeString(config, "floe.trigger.snapshots=25\nfloe.trigger.min-interval=1s\nfloe.reclaim.grace=5m\n");
+        Path catalog = catalogProperties();
+        Path config =
+                floeProperties("floe.trigger.snapshots=25\nfloe.trigger.min-interval=1s\nfloe.reclaim.grace=5m\n");
 
         Jvm.Run run = Jvm.run(
                 dir.resolve("upsert.log"),
@@ -147,6 +140,20 @@ class IcebergVersionMatrixIT {
                 .isEqualTo(run.result().get("keys"));
     }
 
+    /** The host's catalog: a MapDbCatalog on a warehouse in this test's folder. */
+    private Path catalogProperties() throws IOException {
+        Path catalog = dir.resolve("catalog.properties");
+        Files.writeString(
+                catalog, "catalog-impl=dev.floe.catalog.MapDbCatalog\nwarehouse=" + dir.resolve("warehouse") + "\n");
+        return catalog;
+    }
+
+    private Path floeProperties(String text) throws IOException {
+        Path config = dir.resolve("floe.properties");
+        Files.writeString(config, text);
+        return config;
+    }
+
     /**
      * The compat module's release and its dependencies, then each jar of the sample's own folder
      * whose artifact the release does not bring (floe's catalog adapter, MapDB, Hadoop, the logger),
@@ -160,9 +167,9 @@ class IcebergVersionMatrixIT {
             assertThat(lib)
                     .as("the compat module's folder (built before the agent; run with -am)")
                     .isDirectory();
-            jars(lib).forEach(jar -> byArtifact.put(artifactOf(jar), jar.toString()));
+            Jvm.jars(lib).forEach(jar -> byArtifact.put(artifactOf(jar), jar));
         }
-        jars(samples.resolve("lib")).forEach(jar -> byArtifact.putIfAbsent(artifactOf(jar), jar.toString()));
+        Jvm.jars(samples.resolve("lib")).forEach(jar -> byArtifact.putIfAbsent(artifactOf(jar), jar));
         List<String> classPath = new ArrayList<>(byArtifact.values());
         classPath.add(samples.resolve("classes").toAbsolutePath().toString());
         return String.join(File.pathSeparator, classPath);
@@ -176,22 +183,13 @@ class IcebergVersionMatrixIT {
     }
 
     /** The artifact of a jar named artifact-version.jar: the name up to the first "-digit". */
-    static String artifactOf(Path jar) {
-        String name = jar.getFileName().toString();
+    static String artifactOf(String jar) {
+        String name = Path.of(jar).getFileName().toString();
         for (int i = 0; i + 1 < name.length(); i++) {
             if (name.charAt(i) == '-' && Character.isDigit(name.charAt(i + 1))) {
                 return name.substring(0, i);
             }
         }
         return name;
-    }
-
-    private static List<Path> jars(Path folder) throws IOException {
-        try (Stream<Path> files = Files.list(folder)) {
-            return files.filter(f -> f.toString().endsWith(".jar"))
-                    .map(Path::toAbsolutePath)
-                    .sorted()
-                    .collect(Collectors.toList());
-        }
     }
 }

@@ -59,6 +59,16 @@ public final class Jvm {
      * ingest of a few hundred commits), and on a 2-core machine the server compiler's and a parallel
      * collector's threads take the cores from the processes under test.
      */
+    /** The jars of {@code folder}, absolute paths, sorted by name. */
+    static List<String> jars(Path folder) throws IOException {
+        try (java.util.stream.Stream<Path> files = Files.list(folder)) {
+            return files.filter(f -> f.toString().endsWith(".jar"))
+                    .map(f -> f.toAbsolutePath().toString())
+                    .sorted()
+                    .collect(Collectors.toList());
+        }
+    }
+
     static List<String> java() {
         return List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
