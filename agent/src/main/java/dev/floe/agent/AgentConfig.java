@@ -194,6 +194,7 @@ public final class AgentConfig {
         long dataFiles = v.count("floe.trigger.data-files", 1);
         long metadataBytes = v.bytes("floe.trigger.metadata-bytes");
         Duration minInterval = v.duration("floe.trigger.min-interval");
+        int mergeManifests = (int) v.count("floe.merge.manifests", 0);
         Duration busyBackoff = v.duration("floe.trigger.busy-backoff");
         Duration busyBackoffMax = v.duration("floe.trigger.busy-backoff-max");
         if (busyBackoffMax.compareTo(busyBackoff) < 0) {
@@ -234,6 +235,7 @@ public final class AgentConfig {
                 dataFiles,
                 metadataBytes,
                 minInterval,
+                mergeManifests,
                 rebuild,
                 prune,
                 handles,

@@ -93,6 +93,9 @@ public final class FloeAgent {
                     + ", rebuild at " + config.settings().triggerSnapshots() + " snapshots or "
                     + config.settings().triggerDataFiles() + " data files or "
                     + config.settings().triggerMetadataBytes() + " metadata bytes"
+                    + (config.settings().mergeManifests() > 0
+                            ? ", merge manifests at " + config.settings().mergeManifests()
+                            : ", no manifest merges")
                     + RestStart.describe(config.rest(), rest));
         } catch (ConfigException e) {
             AgentLog.error("floe " + VERSION + " stays off: " + e.getMessage() + ". The host runs unguarded.");

@@ -35,7 +35,7 @@ final class GrowthBench {
         List<String> csv = new ArrayList<>();
         csv.add("mode,commits,snapshots,metadataBytes,liveMetadataBytes,maxMetadataBytes,dataFiles,rows,"
                 + "firstP50Ms,firstP99Ms,lastP50Ms,lastP99Ms,p50Ms,p99Ms,scanMs,peakHeapBytes,"
-                + "peakLiveHeapBytes,liveHeapBytes,rebuildLiveHeapBytes,elapsedMs,maintenanceMs,rebuilds");
+                + "peakLiveHeapBytes,liveHeapBytes,rebuildLiveHeapBytes,elapsedMs,maintenanceMs,rebuilds,manifests");
         for (int n : ns) {
             for (String mode : MODES) {
                 Path dir = h.freshDir("growth-" + mode + "-" + n);
@@ -85,19 +85,22 @@ final class GrowthBench {
                         r.get("rebuildLiveHeapBytes"),
                         r.get("elapsedMs"),
                         r.get("maintenanceMs"),
-                        r.get("rebuilds")));
+                        r.get("rebuilds"),
+                        r.get("manifests")));
                 if (n == maxN) {
                     Files.copy(series, h.out.resolve("series-" + mode + ".csv"), StandardCopyOption.REPLACE_EXISTING);
                 }
                 System.out.printf(
                         Locale.ROOT,
-                        "  %-10s N=%-5d metadata %s (live %s), data files %s, p50 first/last %s/%s ms, scan %s ms,"
+                        "  %-10s N=%-5d metadata %s (live %s), data files %s in %s manifests, p50 first/last %s/%s ms,"
+                                + " scan %s ms,"
                                 + " heap: peak used %s, live %s, %d rebuilds%n",
                         mode,
                         n,
                         Units.bytes(r.get("metadataBytes")),
                         Units.bytes(r.get("liveMetadataBytes")),
                         r.get("dataFiles"),
+                        r.get("manifests"),
                         r.get("firstP50Ms"),
                         r.get("lastP50Ms"),
                         r.get("scanMs"),
@@ -153,6 +156,7 @@ final class GrowthBench {
         f.atMaxN("commit p50 last 100", "lastP50Ms", "ms", "maintained");
         f.atMaxN("data files", "dataFiles", "", "maintained");
         f.perN("full scan", "scanMs", "ms", "maintained", 0.2);
+        f.perN("manifests a full scan opens", "manifests", "", "maintained", Double.NaN);
         f.atMaxN("full scan", "scanMs", "ms", "unguarded");
         // a probe that falls in a rebuild measures the rebuild's buffers (bounded by
         // floe.rebuild.row-group-max-bytes): those are reported apart from what the guard holds between

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Objects;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.TableMetadata;
 
 /**
@@ -13,8 +14,8 @@ import org.apache.iceberg.TableMetadata;
  * (in rounds before the gate, then once more under it), or why the rebuild must start again from
  * a new base. Appends, overwrites, deletes and row deltas are rebased onto the rebuilt files
  * ({@link DeltaRebase}); a schema, spec, sort-order, property, format or location change, an expiry,
- * a branch or tag, a staged snapshot, another writer's rewrite ({@code replace}), or a row delta on
- * a format-1 table mean starting again.
+ * a branch or tag, a staged snapshot, another writer's rewrite of files ({@code replace}; one of
+ * manifests only has nothing to rebase), or a row delta on a format-1 table mean starting again.
  */
 final class CatchUp {
     private CatchUp() {}
@@ -53,7 +54,7 @@ final class CatchUp {
             return "a snapshot was staged off the main branch";
         }
         for (Snapshot commit : newer) {
-            if (DataOperations.REPLACE.equals(commit.operation())) {
+            if (DataOperations.REPLACE.equals(commit.operation()) && !rewritesOnlyManifests(commit)) {
                 return "snapshot " + commit.snapshotId() + " is a replace (another writer rewrote files)";
             }
             if (current.formatVersion() < 2 && !DataOperations.APPEND.equals(commit.operation())) {
@@ -62,6 +63,33 @@ final class CatchUp {
         }
         return null;
     }
+
+    /**
+     * A {@code replace} that moved no file, only rewrote manifests (Iceberg's {@code
+     * rewriteManifests}, floe's own {@link ManifestMerge}): its files are those of its parent, so
+     * there is nothing to rebase. Told by its summary, which counts replaced manifests and no file
+     * added or removed.
+     */
+    static boolean rewritesOnlyManifests(Snapshot commit) {
+        java.util.Map<String, String> summary = commit.summary();
+        if (summary == null || !summary.containsKey(SnapshotSummary.REPLACED_MANIFESTS_COUNT)) {
+            return false;
+        }
+        for (String moved : MOVED_FILES) {
+            if (!"0".equals(summary.getOrDefault(moved, "0"))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static final List<String> MOVED_FILES = List.of(
+            SnapshotSummary.ADDED_FILES_PROP,
+            SnapshotSummary.DELETED_FILES_PROP,
+            SnapshotSummary.ADDED_DELETE_FILES_PROP,
+            SnapshotSummary.REMOVED_DELETE_FILES_PROP,
+            SnapshotSummary.ADDED_RECORDS_PROP,
+            SnapshotSummary.DELETED_RECORDS_PROP);
 
     /** What, besides snapshots, changed between the two versions; null if nothing. */
     private static String definitionChange(TableMetadata base, TableMetadata current) {

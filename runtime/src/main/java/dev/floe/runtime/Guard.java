@@ -63,7 +63,8 @@ public final class Guard implements GuardMetricsMBean {
                 settings.rebuild(), gate, handles, (step, table) -> CrashPoint.reach("rebuild." + step), clock);
         this.thread = new GuardThread(
                 jmxSuffix.isEmpty() ? "floe-compactor" : "floe-compactor[" + jmxSuffix.substring(1) + "]");
-        this.maintenance = new Maintenance(thread, catalogs, errors, clock, settings.rebuild());
+        this.maintenance =
+                new Maintenance(thread, catalogs, errors, clock, settings.rebuild(), gate, settings.mergeManifests());
         this.mbeans = new GuardMBeans(settings.jmx(), jmxSuffix);
         mbeans.agent(this);
     }
@@ -216,6 +217,7 @@ public final class Guard implements GuardMetricsMBean {
     private void observe(TableKey key, GuardedTable state, TableGrowth growth, TableMetadata committed, long gateWait) {
         if (gateWait >= 0) {
             state.metrics.committed(growth, gateWait);
+            maintenance.mergeIfDue(key, state);
         }
         state.lastCommitted = committed;
         String reason = policy.reason(growth, state.lastRebuild, state.filesAfterRebuild, clock.instant());
@@ -380,6 +382,7 @@ public final class Guard implements GuardMetricsMBean {
         state.metrics.backedOff(0, null);
         state.metrics.rebuilt(report);
         state.filesAfterRebuild = report.dataFilesAfter();
+        state.commitsSinceMerge.set(0);
         rebuilds.incrementAndGet();
         // its files are due when the grace window ends: reclaim then, not at the next periodic pass
         maintenance.reclaimAfter(settings.rebuild().reclaimGrace());

@@ -14,6 +14,8 @@ import java.util.function.Supplier;
  * @param triggerDataFiles rebuild when its current snapshot has this many data files
  * @param triggerMetadataBytes rebuild when its current metadata file is this large
  * @param minInterval the least time between two rebuilds of one table
+ * @param mergeManifests between rebuilds, merge a table's small data manifests (one per fast
+ *     append) into one once its current snapshot has this many ({@link ManifestMerge}); 0: never
  * @param rebuild how rebuilds write and retire files
  * @param prune the prune each rebuild applies (a new instance per rebuild)
  * @param maxTrackedHandles host table handles tracked for reload after a swap
@@ -30,6 +32,7 @@ public record GuardSettings(
         long triggerDataFiles,
         long triggerMetadataBytes,
         Duration minInterval,
+        int mergeManifests,
         RebuildSettings rebuild,
         Supplier<Prune> prune,
         int maxTrackedHandles,
@@ -41,8 +44,14 @@ public record GuardSettings(
     /** The state file's default: in the process's working directory. */
     public static final String DEFAULT_STATE_FILE = "floe-state.db";
 
+    /** The small data manifests a table gathers between rebuilds before floe merges them. */
+    public static final int DEFAULT_MERGE_MANIFESTS = 100;
+
     public GuardSettings {
         tables = List.copyOf(tables);
+        if (mergeManifests < 0) {
+            throw new IllegalArgumentException("mergeManifests must not be negative: " + mergeManifests);
+        }
         if (busyBackoff.isNegative() || busyBackoffMax.compareTo(busyBackoff) < 0) {
             throw new IllegalArgumentException("busyBackoff must not be negative nor above busyBackoffMax: "
                     + busyBackoff + ", " + busyBackoffMax);
@@ -65,12 +74,30 @@ public record GuardSettings(
                 triggerDataFiles,
                 triggerMetadataBytes,
                 minInterval,
+                mergeManifests,
                 rebuild,
                 prune,
                 maxTrackedHandles,
                 jmx,
                 initial,
                 max,
+                stateFile);
+    }
+
+    public GuardSettings withMergeManifests(int manifests) {
+        return new GuardSettings(
+                tables,
+                triggerSnapshots,
+                triggerDataFiles,
+                triggerMetadataBytes,
+                minInterval,
+                manifests,
+                rebuild,
+                prune,
+                maxTrackedHandles,
+                jmx,
+                busyBackoff,
+                busyBackoffMax,
                 stateFile);
     }
 
@@ -81,6 +108,7 @@ public record GuardSettings(
                 triggerDataFiles,
                 triggerMetadataBytes,
                 minInterval,
+                mergeManifests,
                 rebuild,
                 prune,
                 maxTrackedHandles,
@@ -97,6 +125,7 @@ public record GuardSettings(
                 1000,
                 16L << 20,
                 Duration.ofMinutes(1),
+                DEFAULT_MERGE_MANIFESTS,
                 RebuildSettings.defaults(),
                 () -> Prune.NONE,
                 512,

@@ -16,6 +16,10 @@ final class GuardedTable {
     final AtomicBoolean trimQueued = new AtomicBoolean();
 
     final AtomicInteger commitsSinceTrim = new AtomicInteger();
+    /** Commits observed since its last rebuild or manifest merge, and whether a merge is queued. */
+    final AtomicInteger commitsSinceMerge = new AtomicInteger();
+
+    final AtomicBoolean mergeQueued = new AtomicBoolean();
     volatile TableMetadata lastCommitted;
     volatile Instant lastRebuild;
     volatile long filesAfterRebuild;

@@ -19,9 +19,12 @@ import org.apache.iceberg.catalog.TableIdentifier;
 /**
  * The guard's housekeeping on its background thread, each task on floe's own instance of the
  * host's catalog ({@link HostCatalogs}): recovery when a catalog opens, the trim of metadata files
- * a table's log forgot, and reclaiming retired files whose grace window has passed.
+ * a table's log forgot, merging the manifests of the appends between two rebuilds, and reclaiming
+ * retired files whose grace window has passed.
  */
 final class Maintenance {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Maintenance.class);
+
     /** The least time between two measures of a shared catalog's table's metadata file. */
     static final Duration MEASURE_EVERY = Duration.ofSeconds(10);
 
@@ -30,15 +33,30 @@ final class Maintenance {
     private final ErrorLog errors;
     private final Clock clock;
     private final int trimEvery;
+    private final WriterGate gate;
+    private final int mergeAt;
     /** Catalog files with a recovery queued and not yet run: one at a time per file. */
     private final Set<Path> recoveryQueued = ConcurrentHashMap.newKeySet();
 
-    Maintenance(GuardThread thread, HostCatalogs catalogs, ErrorLog errors, Clock clock, RebuildSettings settings) {
+    /**
+     * @param gate the guard's gate, which a manifest merge commits under
+     * @param mergeAt how many small data manifests a table gathers before they are merged (0: never)
+     */
+    Maintenance(
+            GuardThread thread,
+            HostCatalogs catalogs,
+            ErrorLog errors,
+            Clock clock,
+            RebuildSettings settings,
+            WriterGate gate,
+            int mergeAt) {
         this.thread = thread;
         this.catalogs = catalogs;
         this.errors = errors;
         this.clock = clock;
         this.trimEvery = settings.metadataVersions();
+        this.gate = gate;
+        this.mergeAt = mergeAt;
         Duration reclaimEvery = Duration.ofMillis(
                 Math.max(1_000, Math.min(30_000, settings.reclaimGrace().toMillis() / 2)));
         thread.every(reclaimEvery, this::reclaimDue);
@@ -81,6 +99,41 @@ final class Maintenance {
                 catalogs.withOwn(catalog, own -> MetadataHistoryTrim.trim(own, table, state.lastCommitted));
             } catch (RuntimeException e) {
                 errors.record("deleting forgotten metadata files of " + table, e);
+            }
+        });
+    }
+
+    /**
+     * Every {@code mergeAt} commits of a table since its last rebuild or merge, merges its small data
+     * manifests ({@link ManifestMerge}) on its working catalog, unless a rebuild of it is queued
+     * (which rewrites them all anyway).
+     */
+    void mergeIfDue(TableKey table, GuardedTable state) {
+        if (mergeAt <= 0
+                || state.commitsSinceMerge.incrementAndGet() < mergeAt
+                || state.queued.get()
+                || !state.mergeQueued.compareAndSet(false, true)) {
+            return;
+        }
+        WorkingCatalog working = state.working;
+        thread.execute(() -> {
+            try {
+                state.commitsSinceMerge.set(0);
+                if (state.queued.get()) {
+                    return;
+                }
+                working.run(catalog -> {
+                    int merged =
+                            ManifestMerge.mergeIfDue(catalog.loadTableUncached(table.table()), table, gate, mergeAt);
+                    if (merged > 0) {
+                        state.metrics.mergedManifests();
+                        LOG.debug("floe: merged {} data manifests of {}", merged, table);
+                    }
+                });
+            } catch (RuntimeException e) {
+                errors.record("merging the manifests of " + table, e);
+            } finally {
+                state.mergeQueued.set(false);
             }
         });
     }

@@ -10,6 +10,7 @@ public final class TableMetrics implements TableMetricsMBean {
     private final AtomicLong commits = new AtomicLong();
     private final AtomicLong rebuilds = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
+    private final AtomicLong manifestMerges = new AtomicLong();
     private final IntSupplier trackedHandles;
     private volatile TableGrowth growth = new TableGrowth(0, 0, 0);
     private volatile String lastReport = "";
@@ -30,6 +31,11 @@ public final class TableMetrics implements TableMetricsMBean {
     void rebuilt(CompactReport report) {
         rebuilds.incrementAndGet();
         lastReport = report.summary();
+    }
+
+    /** Its small data manifests were merged between rebuilds ({@link ManifestMerge}). */
+    void mergedManifests() {
+        manifestMerges.incrementAndGet();
     }
 
     void failed(Throwable error) {
@@ -91,6 +97,11 @@ public final class TableMetrics implements TableMetricsMBean {
     @Override
     public double getGateWaitP99Millis() {
         return gateWaits.getValueAtPercentile(99) / 1e6;
+    }
+
+    @Override
+    public long getManifestMerges() {
+        return manifestMerges.get();
     }
 
     @Override

@@ -20,6 +20,9 @@ public interface TableMetricsMBean {
 
     long getCommits();
 
+    /** Times its small data manifests were merged between rebuilds. */
+    long getManifestMerges();
+
     int getTrackedHandles();
 
     /** Rebuilds in a row that ended busy (every attempt raced by commits other than appends); 0 once one succeeds. */

@@ -72,6 +72,7 @@ class SharedCatalogGuardTest {
                 1000,
                 16L << 20,
                 Duration.ZERO,
+                GuardSettings.DEFAULT_MERGE_MANIFESTS,
                 RebuildSettings.defaults().with(s -> s.reclaimGrace = Duration.ZERO),
                 () -> Prune.NONE,
                 16,

@@ -55,6 +55,7 @@ final class TestTables {
                 1000,
                 16L << 20,
                 java.time.Duration.ZERO,
+                GuardSettings.DEFAULT_MERGE_MANIFESTS,
                 rebuild,
                 prune,
                 16,

@@ -14,6 +14,7 @@ class TriggerPolicyTest {
             1000,
             16L << 20,
             Duration.ofMinutes(1),
+            GuardSettings.DEFAULT_MERGE_MANIFESTS,
             RebuildSettings.defaults(),
             () -> Prune.NONE,
             8,

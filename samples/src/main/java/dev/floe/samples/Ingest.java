@@ -78,11 +78,11 @@ public class Ingest implements AutoCloseable {
             "",
             "While it runs it prints 'progress commits=<done>/<commits> ...' ten times. At the end it prints",
             "one line:",
-            "  RESULT commits= threads= rowsPerCommit= snapshots= metadataBytes= dataFiles= rows=",
+            "  RESULT commits= threads= rowsPerCommit= snapshots= [manifests=] metadataBytes= dataFiles= rows=",
             "         distinctIds= p50Ms= p99Ms= firstP50Ms= firstP99Ms= lastP50Ms= lastP99Ms= elapsedMs=",
             "         scanMs= historyCollapses= handles= [startRows=] [ownRows= otherRows=]",
             "snapshots, metadataBytes (files under the table's metadata/ directory) and dataFiles are read",
-            "from a freshly loaded table (snapshots and dataFiles of one version of it, before the read-back,",
+            "from a freshly loaded table (snapshots, manifests and dataFiles of one version of it, before the read-back,",
             "even if a rewrite lands meanwhile); latencies are of the commit() call alone; firstP50Ms/firstP99Ms",
             "and lastP50Ms/lastP99Ms are over the first/last 100 commits; elapsedMs is the wall time of the",
             "commit phase; scanMs the time of the read-back, a full scan of every column of the fresh",
@@ -243,6 +243,7 @@ public class Ingest implements AutoCloseable {
                 // snapshots and data files of one version: a rewrite may land while they are read
                 TableFacts.Version version = TableFacts.version(fresh);
                 result.put("snapshots", Integer.toString(version.snapshots()));
+                result.put("manifests", Integer.toString(version.manifests()));
                 dataFiles = version.dataFiles();
             } else {
                 result.put("snapshots", Integer.toString(TableFacts.count(fresh.snapshots())));

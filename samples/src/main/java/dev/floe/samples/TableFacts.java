@@ -78,8 +78,11 @@ public final class TableFacts {
         return new ReadBack(rows, seen.cardinality() + (long) others.size(), inRange, seen.cardinality());
     }
 
-    /** One version of a table: its snapshots and the data files a scan of its current snapshot plans. */
-    public record Version(String metadataLocation, int snapshots, long dataFiles) {}
+    /**
+     * One version of a table: its snapshots, the data files a scan of its current snapshot plans, and
+     * the manifests (data and delete) that scan opens.
+     */
+    public record Version(String metadataLocation, int snapshots, long dataFiles, int manifests) {}
 
     /**
      * The snapshots and data files of one version of {@code table}: counted again until the handle
@@ -93,8 +96,11 @@ public final class TableFacts {
             long files = dataFiles(table);
             TableMetadata after = ops.current();
             if (before.metadataFileLocation().equals(after.metadataFileLocation())) {
+                int manifests = before.currentSnapshot() == null
+                        ? 0
+                        : before.currentSnapshot().allManifests(table.io()).size();
                 return new Version(
-                        before.metadataFileLocation(), before.snapshots().size(), files);
+                        before.metadataFileLocation(), before.snapshots().size(), files, manifests);
             }
         }
     }

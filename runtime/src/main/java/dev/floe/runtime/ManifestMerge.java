@@ -1,0 +1,88 @@
+package dev.floe.runtime;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.RewriteManifests;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.util.PropertyUtil;
+
+/**
+ * Between two rebuilds, the step that keeps a guarded table's scans short: every fast append adds
+ * a manifest of its own, which every scan then opens, so once the current snapshot holds {@code
+ * atLeast} small data manifests they are merged into one per partition spec. Metadata only: no data
+ * file is read or written, each file keeps its snapshot and sequence numbers (Iceberg's own {@code
+ * rewriteManifests}, a {@code replace} snapshot), and nothing is deleted: the merged manifests stay
+ * referenced by the earlier snapshots until the next rebuild retires them.
+ *
+ * <p>The manifests are read and the merged one written before the table's gate is taken (Iceberg's
+ * {@code apply}); under the gate only the commit runs, which then reuses them as long as every
+ * manifest merged is still in the table (host appends only add manifests): a manifest list and a
+ * metadata file, as long as a host commit. Delete manifests are not merged (Iceberg's rewrite keeps
+ * them as they are).
+ */
+final class ManifestMerge {
+    /** The merge commit's summary: how many data manifests it merged. */
+    static final String MERGED_PROPERTY = "floe.merged-manifests";
+
+    private ManifestMerge() {}
+
+    /**
+     * Merges the small data manifests of {@code table}'s current snapshot if there are at least
+     * {@code atLeast} of them (in specs with two or more), committing under {@code gate}'s hold of
+     * {@code key}. Returns how many were merged, 0 when too few.
+     */
+    static int mergeIfDue(Table table, TableKey key, WriterGate gate, int atLeast) {
+        Snapshot current = table.currentSnapshot();
+        if (current == null) {
+            return 0;
+        }
+        Set<String> chosen = small(current.dataManifests(table.io()), targetBytes(table));
+        if (chosen.size() < Math.max(2, atLeast)) {
+            return 0;
+        }
+        RewriteManifests merge = table.rewriteManifests()
+                .clusterBy(file -> "floe")
+                .rewriteIf(manifest -> chosen.contains(manifest.path()))
+                .set(MERGED_PROPERTY, Integer.toString(chosen.size()));
+        merge.apply(); // reads the manifests and writes the merged ones, outside the gate
+        gate.enter(key);
+        try {
+            merge.commit();
+        } finally {
+            gate.exit(key);
+        }
+        return chosen.size();
+    }
+
+    /**
+     * The paths of the manifests below {@code targetBytes}, in specs that have two or more of them
+     * (one alone would only be copied).
+     */
+    static Set<String> small(List<ManifestFile> manifests, long targetBytes) {
+        Map<Integer, List<String>> bySpec = new HashMap<>();
+        for (ManifestFile manifest : manifests) {
+            if (manifest.length() < targetBytes) {
+                bySpec.computeIfAbsent(manifest.partitionSpecId(), spec -> new ArrayList<>())
+                        .add(manifest.path());
+            }
+        }
+        Set<String> chosen = new HashSet<>();
+        bySpec.values().stream().filter(paths -> paths.size() > 1).forEach(chosen::addAll);
+        return chosen;
+    }
+
+    /** The table's manifest target size ({@code commit.manifest.target-size-bytes}): smaller ones are merged. */
+    private static long targetBytes(Table table) {
+        return PropertyUtil.propertyAsLong(
+                table.properties(),
+                TableProperties.MANIFEST_TARGET_SIZE_BYTES,
+                TableProperties.MANIFEST_TARGET_SIZE_BYTES_DEFAULT);
+    }
+}
