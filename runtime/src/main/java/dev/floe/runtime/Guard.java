@@ -337,7 +337,7 @@ public final class Guard implements GuardMetricsMBean {
             }
         } catch (Throwable e) {
             state.lastRebuild = clock.instant();
-            if (jvmExiting()) {
+            if (JvmExit.begun()) {
                 // the JVM's exit shut down what the rebuild ran on (Iceberg's worker pool, the host's
                 // catalog): not a failure of the table's, and its records recover it at the next start
                 LOG.info(
@@ -353,18 +353,6 @@ public final class Guard implements GuardMetricsMBean {
         } finally {
             rebuildsRunning.decrementAndGet();
             state.queued.set(false);
-        }
-    }
-
-    /** Whether the JVM's shutdown has begun (its hooks run in no order: Iceberg's may shut its pool first). */
-    private static boolean jvmExiting() {
-        Thread probe = new Thread(() -> {});
-        try {
-            Runtime.getRuntime().addShutdownHook(probe);
-            Runtime.getRuntime().removeShutdownHook(probe);
-            return false;
-        } catch (IllegalStateException shuttingDown) {
-            return true;
         }
     }
 

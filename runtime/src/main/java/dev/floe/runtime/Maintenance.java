@@ -126,16 +126,35 @@ final class Maintenance {
                     int merged =
                             ManifestMerge.mergeIfDue(catalog.loadTableUncached(table.table()), table, gate, mergeAt);
                     if (merged > 0) {
-                        state.metrics.mergedManifests();
-                        LOG.debug("floe: merged {} data manifests of {}", merged, table);
+                        announce(table, state, merged);
                     }
                 });
             } catch (RuntimeException e) {
-                errors.record("merging the manifests of " + table, e);
+                if (JvmExit.begun()) {
+                    // nothing was committed, or all of it: a merge has no records to recover
+                    LOG.info("floe: the manifest merge of {} stopped with the JVM's exit ({})", table, e.toString());
+                } else {
+                    errors.record("merging the manifests of " + table, e);
+                }
             } finally {
                 state.mergeQueued.set(false);
             }
         });
+    }
+
+    /** The first merge of a table is said at INFO, once; the others at DEBUG (one every few commits). */
+    private void announce(TableKey table, GuardedTable state, int merged) {
+        state.metrics.mergedManifests();
+        if (state.metrics.getManifestMerges() == 1) {
+            LOG.info(
+                    "floe: merged the {} small data manifests of {} between rebuilds; it is merged again every {}"
+                            + " commits (floe.merge.manifests), said at DEBUG, counted in JMX ManifestMerges",
+                    merged,
+                    table,
+                    mergeAt);
+        } else {
+            LOG.debug("floe: merged {} data manifests of {}", merged, table);
+        }
     }
 
     /** Recovery of a shared catalog, from floe's state file (when there is one), once per guard. */

@@ -38,7 +38,8 @@ class IcebergVersionMatrixIT {
     @CsvSource({"1.9.2, ../compat/iceberg-1.9", "1.11.0, ../compat/iceberg-1.11", "1.12.0, ../compat/iceberg-1.12"})
     void theSampleIngestIsGuardedAndRebuiltOnEveryIcebergLine(String version, String compatModule) throws Exception {
         Path catalog = catalogProperties();
-        Path config = floeProperties("floe.trigger.snapshots=20\nfloe.trigger.min-interval=1s\n");
+        Path config =
+                floeProperties("floe.trigger.snapshots=20\nfloe.trigger.min-interval=1s\nfloe.merge.manifests=6\n");
 
         Jvm.Run run = Jvm.run(
                 dir.resolve("ingest.log"),
@@ -64,6 +65,8 @@ class IcebergVersionMatrixIT {
         assertThat(run.lines("WARN")).as(run.output()).isEmpty();
         assertThat(run.lines("ERROR")).as(run.output()).isEmpty();
         assertThat(run.lines("floe: rebuilt db.events")).as(run.output()).isNotEmpty();
+        // between rebuilds the appends' manifests were merged through this Iceberg's rewriteManifests
+        assertThat(run.lines("floe: merged the ")).as(run.output()).hasSize(1);
         Map<String, String> result = run.result();
         long written = (long) COMMITS * ROWS;
         assertThat(result)
@@ -96,8 +99,8 @@ class IcebergVersionMatrixIT {
     void theSampleUpsertStreamIsRebuiltWithItsDeletesOnEveryIcebergLine(String version, String compatModule, int format)
             throws Exception {
         Path catalog = catalogProperties();
-        Path config =
-                floeProperties("floe.trigger.snapshots=25\nfloe.trigger.min-interval=1s\nfloe.reclaim.grace=5m\n");
+        Path config = floeProperties("floe.trigger.snapshots=25\nfloe.trigger.min-interval=1s\nfloe.reclaim.grace=5m\n"
+                + "floe.merge.manifests=8\n");
 
         Jvm.Run run = Jvm.run(
                 dir.resolve("upsert.log"),

@@ -78,7 +78,7 @@ class JdbcSqliteIngestIT {
         Files.writeString(
                 floe,
                 "floe.tables=" + floeTables + "\nfloe.trigger.snapshots=" + TRIGGER
-                        + "\nfloe.trigger.min-interval=1s\nfloe.reclaim.grace=1s\n");
+                        + "\nfloe.trigger.min-interval=1s\nfloe.reclaim.grace=1s\nfloe.merge.manifests=15\n");
         try (Child child = Child.java(
                 "ingest",
                 root.resolve("ingest.log"),
@@ -118,6 +118,8 @@ class JdbcSqliteIngestIT {
 
         assertThat(run.exitCode()).as(run.output()).isZero();
         assertThat(run.lines("floe: rebuilt db.events")).as(run.output()).isNotEmpty();
+        // between rebuilds the appends' manifests were merged in place, and left no litter (below)
+        assertThat(run.lines("floe: merged the ")).as(run.output()).hasSize(1);
         assertThat(run.lines("WARN")).as(run.output()).isEmpty();
         assertThat(run.lines("ERROR")).as(run.output()).isEmpty();
         Map<String, String> result = run.result();
@@ -162,6 +164,7 @@ class JdbcSqliteIngestIT {
 
         assertThat(run.exitCode()).as(run.output()).isZero();
         assertThat(run.lines("floe: rebuilt")).as(run.output()).isEmpty();
+        assertThat(run.lines("floe: merged")).as(run.output()).isEmpty();
         assertThat(run.lines("WARN")).as(run.output()).isEmpty();
         assertThat(run.lines("ERROR")).as(run.output()).isEmpty();
         assertThat(run.resultLong("snapshots")).isEqualTo(commits);
