@@ -61,7 +61,8 @@ public final class BenchIngest extends Ingest {
             "                           commits, outside their latency)",
             "",
             "Its RESULT line adds: liveMetadataBytes= maintenanceMs= peakHeapBytes= peakLiveHeapBytes=",
-            "liveHeapBytes= rebuildLiveHeapBytes= firstCollapseAt= mode= hostDataBytes= processWriteBytes=",
+            "liveHeapBytes= medianLiveHeapBytes= rebuildLiveHeapBytes= firstCollapseAt= mode= hostDataBytes=",
+            "processWriteBytes= (and a line 'heap probe commit= liveBytes= rebuild=' for each probe);",
             "hostDataBytes is the bytes of the data files this program appended; processWriteBytes what",
             "the whole process passed to write calls (/proc/self/io wchar: data, metadata, catalog, logs);",
             "liveMetadataBytes counts only the metadata files the fresh table still references (its",
@@ -70,7 +71,8 @@ public final class BenchIngest extends Ingest {
             "10 ms over the whole run (garbage included); peakLiveHeapBytes the most heap in use right",
             "after a garbage collection (the live data, though young collections leave old garbage in",
             "place; 0 if none ran); liveHeapBytes the most heap in use after a probe's full collection",
-            "(-1 without -Dbench.heap-probe-every); firstCollapseAt the commit after which the first",
+            "outside a rebuild, medianLiveHeapBytes the median of those probes (-1 without",
+            "-Dbench.heap-probe-every); firstCollapseAt the commit after which the first",
             "collapse was seen (0: none).");
 
     /** Maintained mode: snapshots expiry keeps, and metadata files delete-after-commit keeps. */
@@ -165,7 +167,7 @@ public final class BenchIngest extends Ingest {
             firstCollapseAt.compareAndSet(0, commit.number());
         }
         if (options.heapProbeEvery() > 0 && commit.number() % options.heapProbeEvery() == 0) {
-            probeHeap();
+            probeHeap(commit.number());
         }
         if (series != null) {
             long metadata = -1;
@@ -191,11 +193,15 @@ public final class BenchIngest extends Ingest {
      * A full collection and the heap still in use, counted as during a rebuild when floe had one
      * running before or after it, or finished one in between (its MBean; none without the agent).
      */
-    private void probeHeap() {
+    private void probeHeap(long commit) {
         long[] before = FloeMBeans.rebuildState();
         long used = heap.collectAndMeasure();
         long[] after = FloeMBeans.rebuildState();
-        heap.record(used, before[0] > 0 || after[0] > 0 || before[1] != after[1]);
+        boolean rebuild = before[0] > 0 || after[0] > 0 || before[1] != after[1];
+        heap.record(used, rebuild);
+        // each probe in the log, so a peak can be placed in the run
+        System.out.println("heap probe commit=" + (commit < 0 ? "end" : Long.toString(commit)) + " liveBytes=" + used
+                + " rebuild=" + rebuild);
     }
 
     @Override
@@ -209,11 +215,13 @@ public final class BenchIngest extends Ingest {
             series.close();
         }
         if (options.heapProbeEvery() > 0) {
-            probeHeap();
+            probeHeap(-1);
         }
         values.put("peakHeapBytes", Long.toString(heap.peakUsedBytes()));
         values.put("peakLiveHeapBytes", Long.toString(heap.peakLiveBytes()));
         values.put("liveHeapBytes", Long.toString(options.heapProbeEvery() > 0 ? heap.probedLiveBytes() : -1));
+        values.put(
+                "medianLiveHeapBytes", Long.toString(options.heapProbeEvery() > 0 ? heap.probedLiveMedianBytes() : -1));
         values.put(
                 "rebuildLiveHeapBytes",
                 Long.toString(options.heapProbeEvery() > 0 ? heap.probedRebuildLiveBytes() : -1));

@@ -35,7 +35,8 @@ final class GrowthBench {
         List<String> csv = new ArrayList<>();
         csv.add("mode,commits,snapshots,metadataBytes,liveMetadataBytes,maxMetadataBytes,dataFiles,rows,"
                 + "firstP50Ms,firstP99Ms,lastP50Ms,lastP99Ms,p50Ms,p99Ms,scanMs,peakHeapBytes,"
-                + "peakLiveHeapBytes,liveHeapBytes,rebuildLiveHeapBytes,elapsedMs,maintenanceMs,rebuilds,manifests");
+                + "peakLiveHeapBytes,liveHeapBytes,rebuildLiveHeapBytes,elapsedMs,maintenanceMs,rebuilds,manifests,"
+                + "medianLiveHeapBytes");
         for (int n : ns) {
             for (String mode : MODES) {
                 Path dir = h.freshDir("growth-" + mode + "-" + n);
@@ -86,7 +87,8 @@ final class GrowthBench {
                         r.get("elapsedMs"),
                         r.get("maintenanceMs"),
                         r.get("rebuilds"),
-                        r.get("manifests")));
+                        r.get("manifests"),
+                        r.get("medianLiveHeapBytes")));
                 if (n == maxN) {
                     Files.copy(series, h.out.resolve("series-" + mode + ".csv"), StandardCopyOption.REPLACE_EXISTING);
                 }
@@ -169,6 +171,13 @@ final class GrowthBench {
                 f.run("unguarded", "unguarded", maxN),
                 Aim.atMost(1.2));
         f.atMaxN(liveHeap, "liveHeapBytes", "B", "maintained");
+        f.add(
+                "median live heap outside rebuilds (of the same probes), N=" + maxN,
+                "medianLiveHeapBytes",
+                "B",
+                f.run("guarded", "guarded", maxN),
+                f.run("unguarded", "unguarded", maxN),
+                Aim.NONE);
         f.add(
                 "peak live heap in a rebuild (probes that fell in one), N=" + maxN,
                 "B",

@@ -42,6 +42,7 @@ final class HeapWatch implements AutoCloseable {
     private final AtomicLong peakLive = new AtomicLong();
     private final AtomicLong probedLive = new AtomicLong();
     private final AtomicLong probedRebuildLive = new AtomicLong();
+    private final List<Long> probesOutside = new ArrayList<>();
     private final AtomicLong explicitLive = new AtomicLong();
     private final AtomicLong explicitCollections = new AtomicLong();
     private final Set<String> heapPools = new HashSet<>();
@@ -107,17 +108,56 @@ final class HeapWatch implements AutoCloseable {
         // zstd-jni's ZstdOutputStream, of which Parquet makes one per compressed page, keeps its 1 MiB
         // page buffer so, and a probe right after a rebuild saw tens of MB of them. Unreachable is not
         // live: collect and run the finalizers until a collection frees no more (as JOL measures).
+        // System.runFinalization() alone runs only what the reference handler has queued by then, and
+        // a probe that asked too early saw no finalizer run, took the heap for settled and kept tens
+        // of MB of such buffers (after a rebuild the host writes ZSTD too): each round now waits for
+        // a sentinel of its own collection to be finalized first
         long live = collectOnce();
-        for (int round = 0; round < 5; round++) {
-            System.runFinalization();
+        for (int round = 0; round < 6; round++) {
+            awaitFinalizers();
             long next = collectOnce();
             boolean settled = next > live - live / 100;
             live = Math.min(live, next);
-            if (settled) {
+            if (settled && round > 0) {
                 break;
             }
         }
         return live;
+    }
+
+    /**
+     * Until the finalizer thread has run the finalizer of an object a collection found unreachable
+     * (it runs them in the order the collection queued them), then whatever is queued still.
+     */
+    private void awaitFinalizers() {
+        java.util.concurrent.CountDownLatch finalized = new java.util.concurrent.CountDownLatch(1);
+        newSentinel(finalized);
+        long seen = explicitCollections.get();
+        System.gc();
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        try {
+            while (!finalized.await(10, java.util.concurrent.TimeUnit.MILLISECONDS) && System.nanoTime() < deadline) {
+                System.runFinalization();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        System.runFinalization();
+        // the sentinel's collection is not a measure: let its notification pass
+        while (explicitCollections.get() == seen && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** An unreachable object whose finalizer counts {@code finalized} down. */
+    @SuppressWarnings({"deprecation", "removal"})
+    private static void newSentinel(java.util.concurrent.CountDownLatch finalized) {
+        new Object() {
+            @Override
+            protected void finalize() {
+                finalized.countDown();
+            }
+        };
     }
 
     /**
@@ -150,6 +190,27 @@ final class HeapWatch implements AutoCloseable {
      */
     void record(long used, boolean duringRebuild) {
         (duringRebuild ? probedRebuildLive : probedLive).accumulateAndGet(used, Math::max);
+        if (!duringRebuild) {
+            synchronized (probesOutside) {
+                probesOutside.add(used);
+            }
+        }
+    }
+
+    /**
+     * The median of the probes {@link #record}ed outside a rebuild; 0 if none was. What the process
+     * holds most of the time: one probe now and then reads far more than its neighbours, guarded or
+     * not, which the peak keeps and the median does not.
+     */
+    long probedLiveMedianBytes() {
+        synchronized (probesOutside) {
+            if (probesOutside.isEmpty()) {
+                return 0;
+            }
+            List<Long> sorted = new ArrayList<>(probesOutside);
+            java.util.Collections.sort(sorted);
+            return sorted.get(sorted.size() / 2);
+        }
     }
 
     /** The most heap {@link #record}ed outside a rebuild; 0 if none was. */
