@@ -123,10 +123,15 @@ final class Maintenance {
                     return;
                 }
                 working.run(catalog -> {
-                    int merged =
+                    ManifestMerge.Merged merged =
                             ManifestMerge.mergeIfDue(catalog.loadTableUncached(table.table()), table, gate, mergeAt);
-                    if (merged > 0) {
-                        announce(table, state, merged);
+                    if (merged != null) {
+                        if (!table.catalog().isEmpty()) {
+                            // floe's commit is not observed like a host's: what it pushed out of a shared
+                            // table's metadata log goes to the next trim here (floe's catalog logs it itself)
+                            state.forgotten.addAll(MetadataHistoryTrim.forgottenBy(merged.base(), merged.committed()));
+                        }
+                        announce(table, state, merged.manifests());
                     }
                 });
             } catch (RuntimeException e) {

@@ -6,10 +6,13 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.RewriteManifests;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.util.PropertyUtil;
 
@@ -34,31 +37,39 @@ final class ManifestMerge {
     private ManifestMerge() {}
 
     /**
+     * A merge committed: how many manifests it merged, and the table's metadata just before and
+     * after its commit (what the commit pushed out of the metadata log is for the trim to delete).
+     */
+    record Merged(int manifests, TableMetadata base, TableMetadata committed) {}
+
+    /**
      * Merges the small data manifests of {@code table}'s current snapshot if there are at least
      * {@code atLeast} of them (in specs with two or more), committing under {@code gate}'s hold of
-     * {@code key}. Returns how many were merged, 0 when too few.
+     * {@code key}. Null when there are too few.
      */
-    static int mergeIfDue(Table table, TableKey key, WriterGate gate, int atLeast) {
+    static Merged mergeIfDue(Table table, TableKey key, WriterGate gate, int atLeast) {
         Snapshot current = table.currentSnapshot();
         if (current == null) {
-            return 0;
+            return null;
         }
         Set<String> chosen = small(current.dataManifests(table.io()), targetBytes(table));
         if (chosen.size() < Math.max(2, atLeast)) {
-            return 0;
+            return null;
         }
         RewriteManifests merge = table.rewriteManifests()
                 .clusterBy(file -> "floe")
                 .rewriteIf(manifest -> chosen.contains(manifest.path()))
                 .set(MERGED_PROPERTY, Integer.toString(chosen.size()));
         merge.apply(); // reads the manifests and writes the merged ones, outside the gate
+        TableOperations ops = ((HasTableOperations) table).operations();
         gate.enter(key);
         try {
+            TableMetadata base = ops.refresh();
             merge.commit();
+            return new Merged(chosen.size(), base, ops.current());
         } finally {
             gate.exit(key);
         }
-        return chosen.size();
     }
 
     /**

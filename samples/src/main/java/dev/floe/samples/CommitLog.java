@@ -28,6 +28,9 @@ final class CommitLog {
     private final Set<Long> snapshotsAtStart = new HashSet<>();
     private final Map<Long, Long> commitOfSnapshot = new ConcurrentHashMap<>();
     private final Set<Long> identified = ConcurrentHashMap.newKeySet();
+    /** Snapshots another writer made on top of one of this run's commits, and that commit. */
+    private final Map<Long, Long> commitUnder = new ConcurrentHashMap<>();
+
     private final Map<String, Long> commitOfDelete = new HashMap<>();
     private final Map<Long, List<String>> deletesOfCommit = new HashMap<>();
     private int unidentified;
@@ -64,6 +67,7 @@ final class CommitLog {
      * handle}'s current snapshot when its summary says it is that commit's.
      */
     void committed(long commit, Table handle) {
+        noteOthers(handle);
         if (identified.contains(commit)) {
             return;
         }
@@ -74,6 +78,52 @@ final class CommitLog {
         } else {
             unidentified++;
         }
+    }
+
+    /**
+     * Notes the snapshots of others in {@code handle}'s history since the run began that only
+     * rewrote manifests on top of one of this run's commits (a manifest merge: a {@code replace}
+     * that adds and removes no file), each with that commit: such a snapshot holds its rows, and a
+     * rebuild may pin it.
+     */
+    private void noteOthers(Table handle) {
+        for (Snapshot snapshot : handle.snapshots()) {
+            long id = snapshot.snapshotId();
+            if (commitOfSnapshot.containsKey(id) || commitUnder.containsKey(id) || snapshotsAtStart.contains(id)) {
+                continue;
+            }
+            Snapshot cursor = snapshot;
+            while (cursor != null && rewritesOnlyManifests(cursor) && cursor.parentId() != null) {
+                cursor = handle.snapshot(cursor.parentId());
+                Long commit = cursor == null ? null : commitOfSnapshot.get(cursor.snapshotId());
+                if (commit != null) {
+                    commitUnder.put(id, commit);
+                    break;
+                }
+            }
+        }
+    }
+
+    private static boolean rewritesOnlyManifests(Snapshot snapshot) {
+        Map<String, String> summary = snapshot.summary();
+        if (!"replace".equals(snapshot.operation()) || summary == null) {
+            return false;
+        }
+        for (String moved :
+                List.of("added-data-files", "deleted-data-files", "added-delete-files", "removed-delete-files")) {
+            if (!"0".equals(summary.getOrDefault(moved, "0"))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The host's commit whose rows snapshot {@code snapshotId} holds, another writer having only
+     * rewritten manifests on top of it; null if it is not such a snapshot.
+     */
+    Long commitUnder(long snapshotId) {
+        return commitUnder.get(snapshotId);
     }
 
     /** The number of the host's commit that made snapshot {@code snapshotId}, or null: none of this run's. */

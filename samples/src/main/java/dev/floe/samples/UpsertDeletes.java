@@ -152,6 +152,10 @@ final class UpsertDeletes {
         long pinned = Long.parseLong(rebuilt.summary().get(REBUILD_OF));
         Long pinnedCommit = log.commitOf(pinned);
         if (pinnedCommit == null) {
+            // a snapshot of another writer that only rewrote manifests (floe merges them between rebuilds)
+            pinnedCommit = log.commitUnder(pinned);
+        }
+        if (pinnedCommit == null) {
             violations.add("the rebuild pinned snapshot " + pinned + ", none of this run's commits");
         }
         // the host's commits since the rebuilt snapshot, whose deletes nothing has applied yet
