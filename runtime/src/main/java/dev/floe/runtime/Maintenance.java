@@ -112,7 +112,9 @@ final class Maintenance {
         if (mergeAt <= 0
                 || state.commitsSinceMerge.incrementAndGet() < mergeAt
                 || state.queued.get()
+                || RebuildRefusal.of(state.lastCommitted) != null
                 || !state.mergeQueued.compareAndSet(false, true)) {
+            // a table floe does not rebuild is not merged either: nothing would retire what merges leave
             return;
         }
         WorkingCatalog working = state.working;
@@ -126,7 +128,7 @@ final class Maintenance {
                     ManifestMerge.Merged merged =
                             ManifestMerge.mergeIfDue(catalog.loadTableUncached(table.table()), table, gate, mergeAt);
                     if (merged != null) {
-                        if (!table.catalog().isEmpty()) {
+                        if (!table.catalog().isEmpty() && trimEvery > 0) {
                             // floe's commit is not observed like a host's: what it pushed out of a shared
                             // table's metadata log goes to the next trim here (floe's catalog logs it itself)
                             state.forgotten.addAll(MetadataHistoryTrim.forgottenBy(merged.base(), merged.committed()));

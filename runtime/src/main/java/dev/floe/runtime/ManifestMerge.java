@@ -60,16 +60,47 @@ final class ManifestMerge {
                 .clusterBy(file -> "floe")
                 .rewriteIf(manifest -> chosen.contains(manifest.path()))
                 .set(MERGED_PROPERTY, Integer.toString(chosen.size()));
-        merge.apply(); // reads the manifests and writes the merged ones, outside the gate
+        Snapshot staged = merge.apply(); // reads the manifests and writes the merged ones, outside the gate
         TableOperations ops = ((HasTableOperations) table).operations();
+        boolean committing = false;
         gate.enter(key);
         try {
             TableMetadata base = ops.refresh();
-            merge.commit();
+            if (!stillCurrent(base, table, chosen)) {
+                // a commit since removed or replaced one of them: the commit would merge them all again,
+                // reading every manifest while the gate is held; the next merge starts afresh instead
+                return null;
+            }
+            committing = true;
+            merge.commit(); // cleans up what it wrote itself if it fails
             return new Merged(chosen.size(), base, ops.current());
         } finally {
             gate.exit(key);
+            if (!committing) {
+                discard(table, staged);
+            }
         }
+    }
+
+    /** Whether every manifest of {@code chosen} is still in the current snapshot of {@code base}. */
+    private static boolean stillCurrent(TableMetadata base, Table table, Set<String> chosen) {
+        Snapshot current = base.currentSnapshot();
+        if (current == null) {
+            return false;
+        }
+        Set<String> paths = new HashSet<>();
+        current.dataManifests(table.io()).forEach(m -> paths.add(m.path()));
+        return paths.containsAll(chosen);
+    }
+
+    /** Deletes what {@code apply()} wrote for {@code staged}, never committed: its manifest list and new manifests. */
+    private static void discard(Table table, Snapshot staged) {
+        for (ManifestFile manifest : staged.allManifests(table.io())) {
+            if (manifest.snapshotId() != null && manifest.snapshotId() == staged.snapshotId()) {
+                table.io().deleteFile(manifest.path());
+            }
+        }
+        table.io().deleteFile(staged.manifestListLocation());
     }
 
     /**

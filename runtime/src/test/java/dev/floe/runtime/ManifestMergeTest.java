@@ -153,6 +153,68 @@ class ManifestMergeTest {
     }
 
     @Test
+    void aMergeWhoseManifestsAnotherCommitReplacedIsDroppedAndLeavesNoFileBehind() throws Exception {
+        guardWith(1000, 5);
+        Table table = catalog.createTable(EVENTS, TestTables.SIMPLE);
+        guard.gate().enter(KEY);
+        try {
+            for (int i = 0; i < 5; i++) {
+                long id = i * 2L;
+                TestTables.guardedCommit(guard, table, () -> TestTables.append(table, TestTables.simpleRows(id, 2)));
+            }
+            long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+            while (guard.gate().waiting(KEY) == 0 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertThat(guard.gate().waiting(KEY))
+                    .as("the merge waits at the gate")
+                    .isEqualTo(1);
+            // meanwhile the host rewrites the manifests itself: the ones floe chose are gone
+            table.rewriteManifests().clusterBy(file -> "host").commit();
+        } finally {
+            guard.gate().exit(KEY);
+        }
+        guard.awaitIdle(Duration.ofMinutes(1));
+
+        Table live = catalog.loadTableUncached(EVENTS);
+        assertThat(live.snapshots())
+                .as("5 appends and the host's rewrite, no merge of floe's")
+                .hasSize(6);
+        assertThat(guard.metrics(EVENTS).getManifestMerges()).isZero();
+        assertThat(guard.getErrors()).isZero();
+        // what floe wrote before the gate is deleted: every Avro file in metadata/ is referenced
+        java.util.Set<String> referenced = new java.util.HashSet<>();
+        for (Snapshot snapshot : live.snapshots()) {
+            referenced.add(Path.of(snapshot.manifestListLocation().replace("file:", ""))
+                    .toString());
+            snapshot.allManifests(live.io())
+                    .forEach(m -> referenced.add(
+                            Path.of(m.path().replace("file:", "")).toString()));
+        }
+        Path metadata = Path.of(live.location().replace("file:", "")).resolve("metadata");
+        try (var files = java.nio.file.Files.list(metadata)) {
+            assertThat(files.map(Path::toString).filter(f -> f.endsWith(".avro")))
+                    .containsExactlyInAnyOrderElementsOf(referenced);
+        }
+        assertThat(TestTables.fingerprints(live))
+                .isEqualTo(TestTables.fingerprints(TestTables.simpleRows(0, 10), TestTables.SIMPLE));
+    }
+
+    @Test
+    void aTableFloeDoesNotRebuildIsNotMergedEither() throws Exception {
+        guardWith(1000, 4);
+        Table table = catalog.createTable(EVENTS, TestTables.SIMPLE);
+        TestTables.append(table, TestTables.simpleRows(0, 1));
+        table.manageSnapshots()
+                .createTag("audited", table.currentSnapshot().snapshotId())
+                .commit();
+        append(table, 1, 8);
+        Table live = catalog.loadTableUncached(EVENTS);
+        assertThat(live.currentSnapshot().dataManifests(live.io())).hasSize(9);
+        assertThat(guard.metrics(EVENTS).getManifestMerges()).isZero();
+    }
+
+    @Test
     void aRebuildRacedByAnotherWritersManifestRewriteCarriesOnInOneAttempt() throws Exception {
         Table host = catalog.createTable(EVENTS, TestTables.SIMPLE);
         for (int i = 0; i < 6; i++) {
