@@ -115,23 +115,29 @@ class ManifestMergeTest {
         assertThat(guard.getErrors()).isZero();
     }
 
+    /**
+     * With the gate held by this thread, five guarded appends (a merge of 5 is then due), until the
+     * merge waits at the gate.
+     */
+    private void appendUntilAMergeWaitsAtTheGate(Table table) {
+        for (int i = 0; i < 5; i++) {
+            long id = i * 2L;
+            TestTables.guardedCommit(guard, table, () -> TestTables.append(table, TestTables.simpleRows(id, 2)));
+        }
+        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+        while (guard.gate().waiting(KEY) == 0 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(guard.gate().waiting(KEY)).as("the merge waits at the gate").isEqualTo(1);
+    }
+
     @Test
     void theMergeCommitsOnlyOnceItHoldsTheTablesGate() throws Exception {
         guardWith(1000, 5);
         Table table = catalog.createTable(EVENTS, TestTables.SIMPLE);
         guard.gate().enter(KEY); // a host operation in progress holds the gate
         try {
-            for (int i = 0; i < 5; i++) {
-                long id = i * 2L;
-                TestTables.guardedCommit(guard, table, () -> TestTables.append(table, TestTables.simpleRows(id, 2)));
-            }
-            long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
-            while (guard.gate().waiting(KEY) == 0 && System.nanoTime() < deadline) {
-                Thread.onSpinWait();
-            }
-            assertThat(guard.gate().waiting(KEY))
-                    .as("the merge waits at the gate")
-                    .isEqualTo(1);
+            appendUntilAMergeWaitsAtTheGate(table);
             Table live = catalog.loadTableUncached(EVENTS);
             assertThat(live.snapshots()).hasSize(5);
             assertThat(live.currentSnapshot().dataManifests(live.io())).hasSize(5);
@@ -145,7 +151,7 @@ class ManifestMergeTest {
         assertThat(live.currentSnapshot().dataManifests(live.io())).hasSize(1);
         assertThat(TestTables.fingerprints(live))
                 .isEqualTo(TestTables.fingerprints(TestTables.simpleRows(0, 10), TestTables.SIMPLE));
-        // the host's handle commits on the merged table without a failed compare-and-swap
+        // the host's handle goes on committing on the merged table
         long id = 10;
         TestTables.guardedCommit(guard, table, () -> TestTables.append(table, TestTables.simpleRows(id, 2)));
         assertThat(TestTables.fingerprints(catalog.loadTableUncached(EVENTS)))
@@ -158,17 +164,7 @@ class ManifestMergeTest {
         Table table = catalog.createTable(EVENTS, TestTables.SIMPLE);
         guard.gate().enter(KEY);
         try {
-            for (int i = 0; i < 5; i++) {
-                long id = i * 2L;
-                TestTables.guardedCommit(guard, table, () -> TestTables.append(table, TestTables.simpleRows(id, 2)));
-            }
-            long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
-            while (guard.gate().waiting(KEY) == 0 && System.nanoTime() < deadline) {
-                Thread.onSpinWait();
-            }
-            assertThat(guard.gate().waiting(KEY))
-                    .as("the merge waits at the gate")
-                    .isEqualTo(1);
+            appendUntilAMergeWaitsAtTheGate(table);
             // meanwhile the host rewrites the manifests itself: the ones floe chose are gone
             table.rewriteManifests().clusterBy(file -> "host").commit();
         } finally {
