@@ -1,8 +1,8 @@
 package dev.floe.agent;
 
-import dev.floe.runtime.GuardSettings;
 import dev.floe.runtime.Prune;
 import dev.floe.runtime.RebuildSettings;
+import dev.floe.runtime.guard.GuardSettings;
 import dev.floe.runtime.rest.RestSettings;
 import java.io.IOException;
 import java.io.Reader;

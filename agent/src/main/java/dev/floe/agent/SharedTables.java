@@ -1,7 +1,7 @@
 package dev.floe.agent;
 
-import dev.floe.runtime.Guard;
-import dev.floe.runtime.SharedCatalog;
+import dev.floe.runtime.guard.Guard;
+import dev.floe.runtime.guard.SharedCatalog;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.util.Collections;

@@ -28,7 +28,7 @@
  *       IsolatingLoader} whose parent is {@code L}: floe's runtime is defined there, from the agent
  *       jar, and links against {@code L}'s Iceberg, Parquet, Hadoop and SLF4J, and against {@code
  *       L}'s own {@code MapDbCatalog}, the class the host's tables really are. That loader's {@link
- *       dev.floe.agent.Hooks} owns its {@link dev.floe.runtime.Guard}: gate, background thread,
+ *       dev.floe.agent.Hooks} owns its {@link dev.floe.runtime.guard.Guard}: gate, background thread,
  *       triggers, MBeans (named with {@code ,loader=<name>} outside the system loader). Two
  *       isolated loaders with two copies of Iceberg get two guards that share nothing.
  * </ol>

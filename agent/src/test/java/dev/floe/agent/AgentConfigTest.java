@@ -3,8 +3,8 @@ package dev.floe.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.floe.runtime.GuardSettings;
 import dev.floe.runtime.Prune;
+import dev.floe.runtime.guard.GuardSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

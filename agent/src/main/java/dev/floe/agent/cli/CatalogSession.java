@@ -1,11 +1,11 @@
 package dev.floe.agent.cli;
 
 import dev.floe.agent.AgentConfig;
-import dev.floe.runtime.RebuildCatalog;
-import dev.floe.runtime.ReclaimJob;
-import dev.floe.runtime.Reclaimer;
-import dev.floe.runtime.Recovery;
-import dev.floe.runtime.TableGlobs;
+import dev.floe.runtime.guard.TableGlobs;
+import dev.floe.runtime.seam.RebuildCatalog;
+import dev.floe.runtime.seam.ReclaimJob;
+import dev.floe.runtime.upkeep.Reclaimer;
+import dev.floe.runtime.upkeep.Recovery;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,8 +1,8 @@
 package dev.floe.agent.cli;
 
 import dev.floe.catalog.MapDbCatalog;
-import dev.floe.runtime.MapDbRebuildCatalog;
-import dev.floe.runtime.RebuildCatalog;
+import dev.floe.runtime.seam.MapDbRebuildCatalog;
+import dev.floe.runtime.seam.RebuildCatalog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

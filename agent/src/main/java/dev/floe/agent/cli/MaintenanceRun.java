@@ -1,10 +1,10 @@
 package dev.floe.agent.cli;
 
 import dev.floe.agent.AgentConfig;
-import dev.floe.runtime.RebuildCatalog;
-import dev.floe.runtime.ReclaimJob;
-import dev.floe.runtime.Reclaimer;
-import dev.floe.runtime.Recovery;
+import dev.floe.runtime.seam.RebuildCatalog;
+import dev.floe.runtime.seam.ReclaimJob;
+import dev.floe.runtime.upkeep.Reclaimer;
+import dev.floe.runtime.upkeep.Recovery;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.util.List;

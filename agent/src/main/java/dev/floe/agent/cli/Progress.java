@@ -1,9 +1,9 @@
 package dev.floe.agent.cli;
 
-import dev.floe.runtime.CompactionProbe;
-import dev.floe.runtime.CompactionStep;
 import dev.floe.runtime.Prune;
-import dev.floe.runtime.SourceStats;
+import dev.floe.runtime.rebuild.CompactionProbe;
+import dev.floe.runtime.rebuild.CompactionStep;
+import dev.floe.runtime.rebuild.SourceStats;
 import java.io.Console;
 import java.io.PrintStream;
 import java.lang.reflect.Method;

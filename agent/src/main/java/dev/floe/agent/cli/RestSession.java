@@ -1,7 +1,7 @@
 package dev.floe.agent.cli;
 
-import dev.floe.runtime.RebuildCatalog;
-import dev.floe.runtime.ReclaimJob;
+import dev.floe.runtime.seam.RebuildCatalog;
+import dev.floe.runtime.seam.ReclaimJob;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

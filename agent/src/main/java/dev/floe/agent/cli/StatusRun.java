@@ -1,7 +1,7 @@
 package dev.floe.agent.cli;
 
 import dev.floe.agent.AgentConfig;
-import dev.floe.runtime.ReclaimJob;
+import dev.floe.runtime.seam.ReclaimJob;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;

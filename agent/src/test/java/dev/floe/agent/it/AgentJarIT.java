@@ -52,7 +52,7 @@ class AgentJarIT {
                 .contains(
                         "dev/floe/agent/FloeAgent.class",
                         "dev/floe/bootstrap/FloeBridge.class",
-                        "dev/floe/runtime/Compactor.class",
+                        "dev/floe/runtime/rebuild/Compactor.class",
                         "dev/floe/catalog/MapDbCatalog.class");
         assertThat(hidden).anyMatch(n -> n.startsWith("dev/floe/shaded/net/bytebuddy/"));
         assertThat(hidden).anyMatch(n -> n.startsWith("dev/floe/shaded/kotlin/"));

@@ -3,8 +3,8 @@ package dev.floe.agent.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.floe.runtime.CrashPoint;
-import dev.floe.runtime.ReclaimJob;
-import dev.floe.runtime.Recovery;
+import dev.floe.runtime.seam.ReclaimJob;
+import dev.floe.runtime.upkeep.Recovery;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,7 +1,7 @@
 package dev.floe.agent.it;
 
 import dev.floe.catalog.MapDbCatalog;
-import dev.floe.runtime.Recovery;
+import dev.floe.runtime.upkeep.Recovery;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

@@ -3,10 +3,10 @@ package dev.floe.agent.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.floe.catalog.FloeStateFile;
-import dev.floe.runtime.FloeState;
-import dev.floe.runtime.IcebergRebuildCatalog;
-import dev.floe.runtime.Recovery;
-import dev.floe.runtime.SharedCatalog;
+import dev.floe.runtime.guard.SharedCatalog;
+import dev.floe.runtime.seam.FloeState;
+import dev.floe.runtime.seam.IcebergRebuildCatalog;
+import dev.floe.runtime.upkeep.Recovery;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

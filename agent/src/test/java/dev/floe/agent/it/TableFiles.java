@@ -3,11 +3,11 @@ package dev.floe.agent.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.floe.catalog.FloeStateFile;
-import dev.floe.runtime.FloeState;
-import dev.floe.runtime.IcebergRebuildCatalog;
-import dev.floe.runtime.ReclaimJob;
-import dev.floe.runtime.Recovery;
-import dev.floe.runtime.SharedCatalog;
+import dev.floe.runtime.guard.SharedCatalog;
+import dev.floe.runtime.seam.FloeState;
+import dev.floe.runtime.seam.IcebergRebuildCatalog;
+import dev.floe.runtime.seam.ReclaimJob;
+import dev.floe.runtime.upkeep.Recovery;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;

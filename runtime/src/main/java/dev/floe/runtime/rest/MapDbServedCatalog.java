@@ -1,7 +1,7 @@
 package dev.floe.runtime.rest;
 
 import dev.floe.catalog.MapDbCatalog;
-import dev.floe.runtime.ScratchTable;
+import dev.floe.runtime.install.ScratchTable;
 import java.io.IOException;
 import java.util.Objects;
 import org.apache.iceberg.TableMetadata;

@@ -1,4 +1,0 @@
-package dev.floe.runtime;
-
-/** How large a table's history has grown, as of one commit. */
-public record TableGrowth(int snapshots, long dataFiles, long metadataBytes) {}

@@ -1,0 +1,79 @@
+package dev.floe.runtime.install;
+
+import java.util.function.Consumer;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.encryption.EncryptionManager;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.LocationProvider;
+
+/**
+ * Table operations that stage commits in memory on top of a starting version of a live table.
+ * Manifests and manifest lists are written through the live table's FileIO and into its metadata
+ * folder, but no metadata file and no catalog pointer: Iceberg's own {@code FastAppend} builds the
+ * rebuilt snapshot here, and {@link InPlaceInstall} then installs the staged version with one commit
+ * of the live table's own operations, the catalog's compare-and-swap.
+ *
+ * <p>Iceberg names every file it writes here through {@link #metadataFileLocation} before it writes
+ * a byte of it: each name starts with {@code floe-} (telling floe's files apart from the host's in
+ * the table's folder) and is handed to {@code started} (the rebuild's journal) first, so a crash
+ * while the rebuilt version is staged leaves nothing recovery does not know of.
+ */
+final class StagedOperations implements TableOperations {
+    private final TableOperations live;
+    private final Consumer<String> started;
+    private TableMetadata staged;
+
+    StagedOperations(TableOperations live, TableMetadata start, Consumer<String> started) {
+        this.live = live;
+        this.staged = start;
+        this.started = started;
+    }
+
+    /** The version the commits so far have built. */
+    @Override
+    public TableMetadata current() {
+        return staged;
+    }
+
+    @Override
+    public TableMetadata refresh() {
+        return staged;
+    }
+
+    @Override
+    public void commit(TableMetadata base, TableMetadata metadata) {
+        if (base != staged) {
+            throw new CommitFailedException("Cannot stage a commit on a version that is not the staged one");
+        }
+        staged = metadata;
+    }
+
+    @Override
+    public FileIO io() {
+        return live.io();
+    }
+
+    @Override
+    public EncryptionManager encryption() {
+        return live.encryption();
+    }
+
+    @Override
+    public String metadataFileLocation(String fileName) {
+        String location = live.metadataFileLocation(fileName.startsWith("floe-") ? fileName : "floe-" + fileName);
+        started.accept(location);
+        return location;
+    }
+
+    @Override
+    public LocationProvider locationProvider() {
+        return live.locationProvider();
+    }
+
+    @Override
+    public long newSnapshotId() {
+        return live.newSnapshotId();
+    }
+}

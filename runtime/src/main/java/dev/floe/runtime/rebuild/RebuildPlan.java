@@ -1,0 +1,53 @@
+package dev.floe.runtime.rebuild;
+
+import java.util.List;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.StructLike;
+
+/**
+ * What one rebuild reads and what it keeps as it is ({@link RebuildPlanner}): the files it carries
+ * into the rebuilt snapshot untouched (settled ones, and small ones whose tier is not full yet), with
+ * the delete files that still apply to them, and the groups of files it rewrites, each into new files
+ * of one partition.
+ *
+ * @param kept data files carried as they are (same path, same bytes)
+ * @param deletes the delete files carried with them: every position delete or deletion vector that
+ *     applies to a kept file (a file that any equality delete applies to is never kept)
+ * @param groups the files to rewrite, deletes applied
+ * @param full whether this rebuild rewrites every file (nothing settled)
+ * @param rebuildsSinceFull how many rebuilds since the last full one, this one included (0 if full)
+ */
+record RebuildPlan(
+        List<DataFile> kept, List<DeleteFile> deletes, List<Group> groups, boolean full, int rebuildsSinceFull) {
+
+    /**
+     * Files rewritten together into new files of one partition of the table's current spec: {@code
+     * partition} (null for an unpartitioned spec), or, when {@code partition} is null and {@code
+     * routed}, each row into the partition the current spec gives it (files of an earlier spec).
+     */
+    record Group(StructLike partition, boolean routed, List<FileScanTask> tasks, String why) {
+        long bytes() {
+            return tasks.stream()
+                    .mapToLong(task -> task.file().fileSizeInBytes())
+                    .sum();
+        }
+    }
+
+    long keptBytes() {
+        return kept.stream().mapToLong(DataFile::fileSizeInBytes).sum();
+    }
+
+    long keptRows() {
+        return kept.stream().mapToLong(DataFile::recordCount).sum();
+    }
+
+    long rewrittenFiles() {
+        return groups.stream().mapToLong(group -> group.tasks().size()).sum();
+    }
+
+    long rewrittenBytes() {
+        return groups.stream().mapToLong(Group::bytes).sum();
+    }
+}

@@ -1,0 +1,86 @@
+package dev.floe.runtime.seam;
+
+import dev.floe.catalog.DurableChange;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.catalog.TableIdentifier;
+
+/**
+ * The durable record of a rebuild in progress: its scratch table and every file it has started to
+ * write, each recorded before a byte of it is written. If the process dies mid-rebuild, recovery
+ * finds here exactly what to delete. The swap removes the record in its own transaction.
+ */
+public final class RebuildJournal {
+    public static final String SECTION = "floe.rebuild";
+    private static final String HEADER = "floe-rebuild 1";
+
+    private final FloeState state;
+    private final TableIdentifier live;
+    private final TableIdentifier scratch;
+    private final List<String> files = new ArrayList<>();
+
+    public RebuildJournal(FloeState state, TableIdentifier live, TableIdentifier scratch) {
+        this.state = state;
+        this.live = live;
+        this.scratch = scratch;
+    }
+
+    public TableIdentifier live() {
+        return live;
+    }
+
+    public TableIdentifier scratch() {
+        return scratch;
+    }
+
+    public List<String> files() {
+        return List.copyOf(files);
+    }
+
+    /** Records the rebuild before its scratch table exists. */
+    public void begin() {
+        save();
+    }
+
+    /** Records a file before anything is written to it (once: a file recorded already is not again). */
+    public void fileStarted(String location) {
+        if (!files.contains(location)) {
+            files.add(location);
+            save();
+        }
+    }
+
+    /** Removes the record, in the swap's transaction. */
+    public DurableChange clearOnSwap() {
+        return DurableChange.remove(SECTION, key());
+    }
+
+    /** Removes the record once everything it lists is cleaned up. */
+    public void clear() {
+        state.remove(SECTION, key());
+    }
+
+    /** The rebuilds a previous process left unfinished. */
+    public static List<RebuildJournal> unfinished(FloeState state) {
+        List<RebuildJournal> journals = new ArrayList<>();
+        for (Map.Entry<String, String> entry : state.entries(SECTION).entrySet()) {
+            DurableRecords.Reader record = new DurableRecords.Reader(entry.getValue(), HEADER);
+            RebuildJournal journal = new RebuildJournal(
+                    state, DurableRecords.identifier(record.one("live")), DurableRecords.identifier(entry.getKey()));
+            journal.files.addAll(record.all("file"));
+            journals.add(journal);
+        }
+        return journals;
+    }
+
+    private String key() {
+        return DurableRecords.identifier(scratch);
+    }
+
+    private void save() {
+        DurableRecords.Writer record = new DurableRecords.Writer(HEADER).field("live", DurableRecords.identifier(live));
+        files.forEach(file -> record.field("file", file));
+        state.put(SECTION, key(), record.toString());
+    }
+}
