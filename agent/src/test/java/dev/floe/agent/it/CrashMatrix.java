@@ -45,7 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * rebuilt again.
  *
  * <p>CI runs every point once and two random kills. {@code -Dcrash.rounds=3 -Dcrash.random=20} runs
- * every point three times and twenty random kills (see README, "Guarantees").
+ * every point three times and twenty random kills (see docs/guarantees.md, "Crash runs").
  */
 abstract class CrashMatrix {
     static final int TRIGGER = 12;
