@@ -10,13 +10,14 @@ import java.util.Map;
 
 /**
  * The agent's configuration keys: each one's default and the form its value takes, in the order
- * README's configuration table lists them (a test checks that it lists every one). The list is data,
- * {@code config-keys.tsv} next to this class.
+ * the key table of {@code docs/configuration.md} lists them (a test checks that the table lists these
+ * keys in this order, each with its default, and no other). The list is data, {@code config-keys.tsv}
+ * next to this class.
  */
 final class ConfigKeys {
     private ConfigKeys() {}
 
-    /** Every key, its default and the form it takes, in the order README documents them. */
+    /** Every key, its default and the form it takes, in the order docs/configuration.md documents them. */
     static final Map<String, String[]> ALL = load();
 
     private static Map<String, String[]> load() {

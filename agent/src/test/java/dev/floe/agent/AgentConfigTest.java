@@ -8,7 +8,12 @@ import dev.floe.runtime.guard.GuardSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.iceberg.data.Record;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -218,15 +223,39 @@ class AgentConfigTest {
     }
 
     @Test
-    void readmeDocumentsEveryKeyWithItsDefault() throws Exception {
-        String readme = Files.readString(Path.of("..", "README.md"));
-        for (var key : AgentConfig.KEYS.entrySet()) {
-            String defaultValue = key.getValue()[0].isEmpty() ? "(none)" : key.getValue()[0];
-            assertThat(readme)
-                    .as("README row of " + key.getKey())
-                    .containsPattern("\\| `" + java.util.regex.Pattern.quote(key.getKey()) + "` \\| `?"
-                            + java.util.regex.Pattern.quote(defaultValue) + "`? \\|");
+    void theConfigurationPageListsEveryKeyInOrderWithItsDefaultAndNoOther() throws Exception {
+        Map<String, String> rows = keyTableRows(Files.readString(Path.of("..", "docs", "configuration.md")));
+        Map<String, String> expected = new LinkedHashMap<>();
+        AgentConfig.KEYS.forEach(
+                (key, value) -> expected.put(key, value[0].isEmpty() ? "(none)" : "`" + value[0] + "`"));
+        assertThat(rows.keySet())
+                .as("rows of docs/configuration.md for keys the agent does not have")
+                .isSubsetOf(expected.keySet());
+        assertThat(rows.keySet())
+                .as("keys of docs/configuration.md, in the order of config-keys.tsv")
+                .containsExactlyElementsOf(expected.keySet());
+        assertThat(rows).as("defaults in docs/configuration.md").containsExactlyEntriesOf(expected);
+    }
+
+    /** Each row of docs/configuration.md's key table: the key, and its default cell as written. */
+    private static Map<String, String> keyTableRows(String page) {
+        List<String> lines = page.lines().toList();
+        int header = lines.indexOf("| key | default | meaning |");
+        assertThat(header).as("the key table's header in docs/configuration.md").isNotNegative();
+        Pattern keyCell = Pattern.compile("`([^`]+)`");
+        Map<String, String> rows = new LinkedHashMap<>();
+        for (String line : lines.subList(header + 2, lines.size())) {
+            if (!line.startsWith("|")) {
+                break;
+            }
+            String[] cells = line.split("\\|", -1);
+            Matcher key = keyCell.matcher(cells[1].trim());
+            assertThat(key.matches()).as("a key in backticks: " + line).isTrue();
+            assertThat(rows.put(key.group(1), cells[2].trim()))
+                    .as("a second row for " + key.group(1))
+                    .isNull();
         }
+        return rows;
     }
 
     private void assertInvalid(String file, String message) {

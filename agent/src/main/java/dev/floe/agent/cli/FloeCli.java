@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 
 /**
- * The operator CLI: {@code java -jar floe-agent.jar <command>}. See README, "Operator CLI".
+ * The operator CLI: {@code java -jar floe-agent.jar <command>}. See docs/cli.md.
  *
  * <p>The agent jar carries no Iceberg, Parquet or Hadoop: those are the host's. When they are not
  * on this JVM's class path already, {@code --classpath <entries>} (or the {@code FLOE_CLASSPATH}

@@ -44,8 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
  * records hold no rebuild and no reclaim job, no file floe wrote is left unreferenced, and the table
  * rebuilt again.
  *
- * <p>CI runs every point once and two random kills. {@code -Dcrash.rounds=3 -Dcrash.random=20} runs
- * every point three times and twenty random kills (see README, "Guarantees").
+ * <p>CI runs every point once and one random kill. {@code -Dcrash.rounds=3 -Dcrash.random=20} runs
+ * every point three times and twenty random kills (see docs/guarantees.md, "Crash runs").
  */
 abstract class CrashMatrix {
     static final int TRIGGER = 12;

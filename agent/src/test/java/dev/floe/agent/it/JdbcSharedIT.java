@@ -98,7 +98,7 @@ class JdbcSharedIT {
             // the file gone). At this rate 100 commits give it seconds, as 10 do at a few a second.
             // The grace is long for the same reader: files a rebuild retires are deleted once it has
             // passed, and a scan that outlasts it, of a table loaded before the swap, finds them gone
-            // (as the README says). On a loaded machine (load 10 on 2 cores) one read of the tiny
+            // (as docs/rest-endpoint.md says). On a loaded machine (load 10 on 2 cores) one read of the tiny
             // files took longer than the 5 s this had.
             Path floe = dir.resolve("floe.properties");
             Files.writeString(
