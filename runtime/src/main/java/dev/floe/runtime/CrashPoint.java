@@ -31,7 +31,7 @@ public final class CrashPoint {
     /**
      * Halts the JVM if {@code name} is the configured crash point, at once, whatever other threads are
      * doing: a catalog commit they have in progress is cut short like any other write, which the
-     * catalog's journal recovers from (see README, "MapDB catalog").
+     * catalog's journal recovers from (see docs/mapdb-catalog.md, "Surviving a crash at any instant").
      */
     public static void reach(String name) {
         if (TARGET != null && TARGET.equals(name) && REACHED.incrementAndGet() == NTH) {

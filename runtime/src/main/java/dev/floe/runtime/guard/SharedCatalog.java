@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * <p>floe's background work runs on the host's newest instance while the host keeps one: a second
  * instance would double the host's connections to a shared service (a metastore client pool, a
  * REST session), and on some it cannot even work beside the host's (a JDBC catalog on SQLite: see
- * README). Only when the host has dropped every instance does floe open one of its own. When the
+ * docs/attach.md). Only when the host has dropped every instance does floe open one of its own. When the
  * host closed its newest instance (its connections are gone, and the tables it handed out cannot
  * commit either), floe's work waits for the host's next one: an instance of floe's own could keep
  * the host's next one from writing (SQLite).

@@ -53,7 +53,7 @@ class SharedCatalogGuardTest {
         properties.put(
                 CatalogProperties.WAREHOUSE_LOCATION, root.resolve("warehouse").toString());
         properties.put("jdbc.schema-version", "V1");
-        properties.put(CatalogProperties.CLIENT_POOL_SIZE, "1"); // SQLite: see README
+        properties.put(CatalogProperties.CLIENT_POOL_SIZE, "1"); // SQLite: see docs/attach.md
         jdbc = new JdbcCatalog();
         jdbc.setConf(new Configuration());
         jdbc.initialize("ingest", properties);

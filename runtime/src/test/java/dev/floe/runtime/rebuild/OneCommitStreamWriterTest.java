@@ -1,4 +1,4 @@
-package dev.floe.runtime.rows;
+package dev.floe.runtime.rebuild;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,6 +7,7 @@ import dev.floe.catalog.MapDbCatalog;
 import dev.floe.runtime.Prune;
 import dev.floe.runtime.RebuildException;
 import dev.floe.runtime.RebuildSettings;
+import dev.floe.runtime.rows.RollingParquetWriter;
 import dev.floe.runtime.testing.TestTables;
 import java.nio.file.Path;
 import java.util.List;

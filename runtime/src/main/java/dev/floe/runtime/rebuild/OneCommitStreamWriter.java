@@ -1,8 +1,9 @@
-package dev.floe.runtime.rows;
+package dev.floe.runtime.rebuild;
 
 import dev.floe.runtime.Prune;
 import dev.floe.runtime.RebuildException;
 import dev.floe.runtime.RebuildSettings;
+import dev.floe.runtime.rows.RollingParquetWriter;
 import java.util.List;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
