@@ -212,6 +212,8 @@ public final class AgentConfig {
         int fanIn = (int) v.count("floe.rebuild.fan-in", 2);
         double deleteRatio = v.share("floe.rebuild.delete-ratio");
         int fullEvery = (int) v.count("floe.rebuild.full-every", 0);
+        Duration historyKeep = v.duration("floe.history.keep");
+        int historyKeepSnapshots = (int) v.count("floe.history.keep-snapshots", 1);
         Duration grace = v.duration("floe.reclaim.grace");
         int handles = (int) v.count("floe.handles.max", 0);
         boolean jmx = v.bool("floe.jmx");
@@ -228,7 +230,9 @@ public final class AgentConfig {
                 writerMarkers,
                 fanIn,
                 deleteRatio,
-                fullEvery);
+                fullEvery,
+                historyKeep,
+                historyKeepSnapshots);
         GuardSettings settings = new GuardSettings(
                 tables,
                 snapshots,

@@ -41,7 +41,9 @@ public record RebuildSettings(
         int writerMarkers,
         int fanIn,
         double deleteRatio,
-        int fullEvery) {
+        int fullEvery,
+        Duration historyKeep,
+        int historyKeepSnapshots) {
 
     public RebuildSettings {
         require(rowGroupRows > 0, "rowGroupRows must be positive: " + rowGroupRows);
@@ -55,10 +57,13 @@ public record RebuildSettings(
         require(fanIn >= 2, "fanIn must be 2 or more: " + fanIn);
         require(deleteRatio > 0 && deleteRatio <= 1, "deleteRatio must be above 0 and at most 1: " + deleteRatio);
         require(fullEvery >= 0, "fullEvery must not be negative: " + fullEvery);
+        require(!historyKeep.isNegative(), "historyKeep must not be negative: " + historyKeep);
+        require(historyKeepSnapshots > 0, "historyKeepSnapshots must be positive: " + historyKeepSnapshots);
     }
 
     public static RebuildSettings defaults() {
-        return new RebuildSettings(131_072, 64L << 20, 512L << 20, 3, Duration.ofMinutes(10), 3, 10, 8, 8, 0.3, 0);
+        return new RebuildSettings(
+                131_072, 64L << 20, 512L << 20, 3, Duration.ofMinutes(10), 3, 10, 8, 8, 0.3, 0, Duration.ZERO, 2000);
     }
 
     /**
@@ -84,6 +89,8 @@ public record RebuildSettings(
         public int fanIn;
         public double deleteRatio;
         public int fullEvery;
+        public Duration historyKeep;
+        public int historyKeepSnapshots;
 
         private Copy(RebuildSettings from) {
             rowGroupRows = from.rowGroupRows;
@@ -97,6 +104,8 @@ public record RebuildSettings(
             fanIn = from.fanIn;
             deleteRatio = from.deleteRatio;
             fullEvery = from.fullEvery;
+            historyKeep = from.historyKeep;
+            historyKeepSnapshots = from.historyKeepSnapshots;
         }
 
         private RebuildSettings settings() {
@@ -111,7 +120,9 @@ public record RebuildSettings(
                     writerMarkers,
                     fanIn,
                     deleteRatio,
-                    fullEvery);
+                    fullEvery,
+                    historyKeep,
+                    historyKeepSnapshots);
         }
     }
 

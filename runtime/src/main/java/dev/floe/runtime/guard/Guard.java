@@ -20,7 +20,6 @@ import java.time.Instant;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -216,8 +215,7 @@ public final class Guard implements GuardMetricsMBean {
             state.working = work -> catalogs.withShared(catalog, true, work);
             state.lastCommitted = committed;
             maintenance.forgotten(catalog, table, state, MetadataHistoryTrim.forgottenBy(base, committed));
-            Snapshot current = committed.currentSnapshot();
-            TableGrowth growth = new TableGrowth(committed.snapshots().size(), dataFiles(current), state.metadataBytes);
+            TableGrowth growth = TableGrowth.of(committed, state.metadataBytes);
             maintenance.measureIfDue(catalog, table, state, measured -> observe(key, state, measured, committed, -1));
             observe(key, state, growth, committed, gateWait);
         } catch (RuntimeException e) {
@@ -418,11 +416,7 @@ public final class Guard implements GuardMetricsMBean {
         String location = ops.pointer();
         long metadataBytes =
                 location == null ? 0 : ops.io().newInputFile(location).getLength();
-        return new TableGrowth(committed.snapshots().size(), dataFiles(committed.currentSnapshot()), metadataBytes);
-    }
-
-    private static long dataFiles(Snapshot current) {
-        return current == null ? 0 : Long.parseLong(current.summary().getOrDefault("total-data-files", "0"));
+        return TableGrowth.of(committed, metadataBytes);
     }
 
     @Override

@@ -21,7 +21,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.apache.iceberg.HasTableOperations;
-import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -243,11 +242,7 @@ final class Maintenance {
                             .getLength();
                     state.metadataBytes = bytes;
                     state.measuredAt = clock.instant();
-                    Snapshot snapshot = current.currentSnapshot();
-                    long files = snapshot == null
-                            ? 0
-                            : Long.parseLong(snapshot.summary().getOrDefault("total-data-files", "0"));
-                    then.accept(new TableGrowth(current.snapshots().size(), files, bytes));
+                    then.accept(TableGrowth.of(current, bytes));
                 });
             } catch (RuntimeException e) {
                 errors.record("measuring the metadata of " + table, e);

@@ -23,7 +23,7 @@ import org.apache.iceberg.io.FileIO;
 
 /**
  * The install of any other catalog: the rebuilt files are written into the live table's own
- * location, the rebuilt version is staged in memory ({@link InPlaceInstall#stage}), and one commit
+ * location, the rebuilt version is staged in memory ({@link RebuiltVersion#stage}), and one commit
  * of the live table's own operations installs it. Its reclaim job is recorded before that commit
  * and the journal cleared after it: a crash between the two leaves records that recovery and
  * reclaim settle by reference (a file the live table references is never deleted), whichever way
@@ -31,6 +31,7 @@ import org.apache.iceberg.io.FileIO;
  */
 final class InPlace extends Installation {
     private TableMetadata rebuilt;
+    private TableMetadata over;
     private PrewrittenManifest prewritten;
 
     InPlace(
@@ -46,13 +47,15 @@ final class InPlace extends Installation {
     @Override
     public void commit(RebuiltFiles files, PrewrittenManifest prewritten, TableMetadata current, long pinned) {
         this.prewritten = prewritten;
-        rebuilt = InPlaceInstall.stage(
+        this.over = current;
+        rebuilt = RebuiltVersion.stage(
                 liveOps,
                 current,
                 RebuiltTableProperties.of(settings, current.properties(), true),
                 files,
                 prewritten,
                 pinned,
+                HistoryWindow.of(settings, current.properties()),
                 settings.writerMarkers(),
                 journal);
     }
@@ -64,7 +67,7 @@ final class InPlace extends Installation {
         CrashPoint.reach("inplace.job-recorded");
         try {
             mayBeLive = true;
-            InPlaceInstall.commit(liveOps, current, rebuilt);
+            RebuiltVersion.commit(liveOps, current, rebuilt);
             CrashPoint.reach("inplace.committed");
         } catch (CommitFailedException e) {
             // another writer's commit landed first (the gate covers only this process): it is kept,
@@ -86,11 +89,15 @@ final class InPlace extends Installation {
     /**
      * After a refused install: deletes what staging the rebuilt version wrote (its manifest lists, and
      * its manifests but the pre-written ones), which no version of the table references; the rebuilt
-     * data files and the pre-written manifests stay for the next install.
+     * data files and the pre-written manifests stay for the next install, and the kept history's
+     * snapshots are the live table's.
      */
     private void unstage() {
         FileIO io = liveOps.io();
         for (org.apache.iceberg.Snapshot snapshot : rebuilt.snapshots()) {
+            if (over.snapshot(snapshot.snapshotId()) != null) {
+                continue; // kept history: the live table's own
+            }
             for (ManifestFile manifest : snapshot.allManifests(io)) {
                 if (!prewritten.holds(manifest.path())) {
                     deleteIfThere(io, manifest.path());

@@ -20,6 +20,8 @@ public record RebuiltFiles(
         int sinceFull) {
     /** Summary property of a rebuilt snapshot: rebuilds since the last full one, that one included. */
     public static final String SINCE_FULL = "floe.rebuilds-since-full";
+    /** Summary property of a rebuilt snapshot: the id of the snapshot the rebuild pinned. */
+    public static final String REBUILD_OF = "floe.rebuild-of-snapshot";
 
     public RebuiltFiles {
         pinned = List.copyOf(pinned);

@@ -2,6 +2,7 @@ package dev.floe.runtime.install;
 
 import dev.floe.runtime.seam.RebuildJournal;
 import java.util.Map;
+import java.util.Set;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
@@ -26,7 +27,6 @@ import org.slf4j.LoggerFactory;
  * every later append adds onto true figures.
  */
 final class RebuiltSnapshotCommit {
-    static final String REBUILD_OF = "floe.rebuild-of-snapshot";
     static final String WRITER_MARKER = "floe.writer-marker";
     private static final Logger LOG = LoggerFactory.getLogger(RebuiltSnapshotCommit.class);
 
@@ -36,6 +36,8 @@ final class RebuiltSnapshotCommit {
      * @param files what the rebuilt snapshot lists
      * @param prewritten its manifests written before the gate
      * @param current the live table as read under the gate: whose snapshots the rebuild replaces
+     * @param kept the ids of the snapshots of {@code current} the rebuilt one goes on top of: the
+     *     writers found in them need no marker
      */
     static void commit(
             Table scratch,
@@ -44,8 +46,9 @@ final class RebuiltSnapshotCommit {
             TableMetadata current,
             long pinned,
             int maxWriters,
+            Set<Long> kept,
             RebuildJournal journal) {
-        WriterMarkers markers = WriterMarkers.of(current, maxWriters);
+        WriterMarkers markers = WriterMarkers.of(current, maxWriters, kept);
         if (!markers.dropped().isEmpty()) {
             LOG.warn(
                     "floe: the rebuild of {} keeps the progress of the newest {} writers of a kind; it drops"
@@ -77,7 +80,7 @@ final class RebuiltSnapshotCommit {
             files.dataFiles().forEach(append::appendFile);
         }
         markers.head().forEach(append::set);
-        append.set(REBUILD_OF, Long.toString(pinned));
+        append.set(RebuiltFiles.REBUILD_OF, Long.toString(pinned));
         append.set(RebuiltFiles.SINCE_FULL, Integer.toString(files.sinceFull()));
         append.commit();
     }

@@ -11,6 +11,8 @@ import dev.floe.runtime.seam.RebuildJournal;
 import dev.floe.runtime.seam.ReclaimJob;
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
+import java.util.UUID;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -45,9 +47,39 @@ final class ScratchSwap extends Installation {
         this.mapDb = catalog;
     }
 
+    /**
+     * Step 5. With no history kept, the rebuilt snapshot is committed to the scratch table. With
+     * history kept, the rebuilt version is staged over the live one ({@link RebuiltVersion}), and the
+     * scratch table is pointed at a metadata file of it whose metadata log is the scratch's own (so
+     * the live table's old metadata files stay retired). A scratch table whose partition spec id is
+     * not the live table's (the live spec evolved) keeps no history: the pre-written manifests carry
+     * the scratch's spec id.
+     */
     @Override
     public void commit(RebuiltFiles files, PrewrittenManifest prewritten, TableMetadata current, long pinned) {
-        RebuiltSnapshotCommit.commit(target(), files, prewritten, current, pinned, settings.writerMarkers(), journal);
+        HistoryWindow window = HistoryWindow.of(settings, current.properties());
+        if (!window.keepsAny() || target().spec().specId() != current.defaultSpecId()) {
+            RebuiltSnapshotCommit.commit(
+                    target(), files, prewritten, current, pinned, settings.writerMarkers(), Set.of(), journal);
+            return;
+        }
+        TableMetadata rebuilt = RebuiltVersion.stage(
+                liveOps,
+                current,
+                RebuiltTableProperties.of(settings, current.properties()),
+                files,
+                prewritten,
+                pinned,
+                window,
+                settings.writerMarkers(),
+                journal);
+        String location = liveOps.metadataFileLocation("00001-floe-rebuilt-" + UUID.randomUUID() + ".metadata.json");
+        journal.fileStarted(location);
+        RebuiltVersion.write(rebuilt, mapDb.catalog().io().newOutputFile(location));
+        String empty = mapDb.catalog().metadataLocation(journal.scratch());
+        mapDb.catalog().dropTable(journal.scratch(), false);
+        mapDb.catalog().registerTable(journal.scratch(), location);
+        mapDb.catalog().io().deleteFile(empty);
     }
 
     @Override

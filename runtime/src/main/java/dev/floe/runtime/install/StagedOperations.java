@@ -12,7 +12,7 @@ import org.apache.iceberg.io.LocationProvider;
  * Table operations that stage commits in memory on top of a starting version of a live table.
  * Manifests and manifest lists are written through the live table's FileIO and into its metadata
  * folder, but no metadata file and no catalog pointer: Iceberg's own {@code FastAppend} builds the
- * rebuilt snapshot here, and {@link InPlaceInstall} then installs the staged version with one commit
+ * rebuilt snapshot here, and {@link RebuiltVersion} then installs the staged version with one commit
  * of the live table's own operations, the catalog's compare-and-swap.
  *
  * <p>Iceberg names every file it writes here through {@link #metadataFileLocation} before it writes

@@ -77,8 +77,12 @@ final class WriterMarkers {
         this.dropped = dropped;
     }
 
-    /** The markers of every snapshot on {@code main} of {@code current}, newest first. */
-    static WriterMarkers of(TableMetadata current, int maxWriters) {
+    /**
+     * The markers of the snapshots on {@code main} of {@code current}, newest first, that the rebuilt
+     * snapshot replaces: a writer or key found in a snapshot of the history the rebuilt one
+     * goes on top of, {@code keptHistory}, is found there by the writer's own walk, and needs no marker.
+     */
+    static WriterMarkers of(TableMetadata current, int maxWriters, Set<Long> keptHistory) {
         Map<String, String> free = new LinkedHashMap<>();
         Map<Family, List<Map<String, String>>> writers = new LinkedHashMap<>();
         Map<Family, Set<List<String>>> seen = new LinkedHashMap<>();
@@ -88,6 +92,16 @@ final class WriterMarkers {
                 snapshot != null;
                 snapshot = snapshot.parentId() == null ? null : current.snapshot(snapshot.parentId())) {
             Map<String, String> summary = snapshot.summary() == null ? Map.of() : snapshot.summary();
+            if (keptHistory.contains(snapshot.snapshotId())) {
+                for (Family family : FAMILIES) {
+                    if (family.has(summary)) {
+                        seen.computeIfAbsent(family, f -> new java.util.HashSet<>())
+                                .add(family.identityOf(summary));
+                    }
+                }
+                summary.keySet().forEach(key -> free.putIfAbsent(key, null));
+                continue;
+            }
             for (Family family : FAMILIES) {
                 if (family.has(summary)
                         && seen.computeIfAbsent(family, f -> new java.util.HashSet<>())
@@ -108,6 +122,7 @@ final class WriterMarkers {
             }
         }
         Map<String, String> head = new LinkedHashMap<>(free);
+        head.values().removeIf(java.util.Objects::isNull); // keys a kept snapshot holds
         List<Map<String, String>> below = new ArrayList<>();
         for (List<Map<String, String>> kept : writers.values()) {
             head.putAll(kept.get(0));

@@ -15,7 +15,7 @@ import org.apache.iceberg.io.FileIO;
 /**
  * Any other Iceberg catalog (JDBC, REST, Hive, Glue, Nessie, Hadoop) as the rebuild sees it: tables
  * loaded through the catalog, floe's records in a {@link FloeState} of floe's own, and a rebuilt
- * table committed in place through the live table's own operations ({@link InPlaceInstall}), so the
+ * table committed in place through the live table's own operations ({@link RebuiltVersion}), so the
  * catalog's compare-and-swap decides.
  */
 public final class IcebergRebuildCatalog implements RebuildCatalog {

@@ -44,7 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
  * over a real SQLite database file, and its HadoopCatalog on the local file system. The rebuilt
  * version replaces every snapshot with one through the catalog's own compare-and-swap.
  */
-class InPlaceInstallTest {
+class RebuiltVersionTest {
     static final TableIdentifier EVENTS = TableIdentifier.of("db", "events");
 
     @TempDir
@@ -115,13 +115,14 @@ class InPlaceInstallTest {
             throw new UncheckedIOException(e);
         }
         RebuiltFiles files = RebuiltFiles.of(written.files());
-        return InPlaceInstall.stage(
+        return RebuiltVersion.stage(
                 ops(live),
                 base,
                 RebuiltTableProperties.of(settings, base.properties()),
                 files,
                 PrewrittenManifest.write(live, files, journal),
                 base.currentSnapshot().snapshotId(),
+                HistoryWindow.NONE,
                 settings.writerMarkers(),
                 journal);
     }
@@ -166,7 +167,7 @@ class InPlaceInstallTest {
             List<String> before = TestTables.fingerprints(live);
             String uuid = base.uuid();
 
-            InPlaceInstall.commit(ops(live), base, stageRebuild(live, base));
+            RebuiltVersion.commit(ops(live), base, stageRebuild(live, base));
 
             // read back through another catalog instance on the same database file
             try (JdbcCatalog reader = jdbc("ingest")) {
@@ -183,7 +184,7 @@ class InPlaceInstallTest {
                 assertThat(rebuilt.currentSnapshot().summary())
                         .containsEntry("total-records", "120")
                         .containsEntry("total-data-files", "1")
-                        .containsKey(RebuiltSnapshotCommit.REBUILD_OF);
+                        .containsKey(RebuiltFiles.REBUILD_OF);
                 assertThat(metadata.previousFiles()).isNotEmpty(); // the history of metadata files, for reclaim
             }
             // the host's handle goes on committing onto the rebuilt table
@@ -206,7 +207,7 @@ class InPlaceInstallTest {
                 TestTables.append(other.loadTable(EVENTS), TestTables.simpleRows(500, 4));
             }
 
-            assertThatThrownBy(() -> InPlaceInstall.commit(ops(live), base, rebuilt))
+            assertThatThrownBy(() -> RebuiltVersion.commit(ops(live), base, rebuilt))
                     .isInstanceOf(CommitFailedException.class);
             try (JdbcCatalog reader = jdbc("ingest")) {
                 Table table = reader.loadTable(EVENTS);
@@ -223,7 +224,7 @@ class InPlaceInstallTest {
             TableMetadata base = ops(live).refresh();
             List<String> before = TestTables.fingerprints(live);
 
-            InPlaceInstall.commit(ops(live), base, stageRebuild(live, base));
+            RebuiltVersion.commit(ops(live), base, stageRebuild(live, base));
 
             Table rebuilt = hadoop().loadTable(EVENTS);
             assertThat(rebuilt.snapshots()).hasSize(1);
