@@ -238,6 +238,10 @@ public final class Bench {
                 String.join(", ", loads),
                 Harness.loadAverage()));
         md.append(Figure.markdown(h.figures));
+        if (!h.notes.isEmpty()) {
+            md.append("\nNotes:\n\n");
+            h.notes.forEach(note -> md.append("- ").append(note).append('\n'));
+        }
         if (!h.failures.isEmpty()) {
             md.append("\nFailed: ").append(String.join("; ", h.failures)).append('\n');
         }

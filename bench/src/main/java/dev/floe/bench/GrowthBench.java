@@ -36,7 +36,7 @@ final class GrowthBench {
         csv.add("mode,commits,snapshots,metadataBytes,liveMetadataBytes,maxMetadataBytes,dataFiles,rows,"
                 + "firstP50Ms,firstP99Ms,lastP50Ms,lastP99Ms,p50Ms,p99Ms,scanMs,peakHeapBytes,"
                 + "peakLiveHeapBytes,liveHeapBytes,rebuildLiveHeapBytes,elapsedMs,maintenanceMs,rebuilds,manifests,"
-                + "medianLiveHeapBytes");
+                + "medianLiveHeapBytes,missingHeapProbes");
         for (int n : ns) {
             for (String mode : MODES) {
                 Path dir = h.freshDir("growth-" + mode + "-" + n);
@@ -88,7 +88,8 @@ final class GrowthBench {
                         r.get("maintenanceMs"),
                         r.get("rebuilds"),
                         r.get("manifests"),
-                        r.get("medianLiveHeapBytes")));
+                        r.get("medianLiveHeapBytes"),
+                        r.get("missingHeapProbes")));
                 if (n == maxN) {
                     Files.copy(series, h.out.resolve("series-" + mode + ".csv"), StandardCopyOption.REPLACE_EXISTING);
                 }
@@ -109,6 +110,7 @@ final class GrowthBench {
                         Units.bytes(r.get("peakHeapBytes")),
                         Units.bytes(r.get("liveHeapBytes")),
                         child.rebuildLines().size());
+                noteMissingProbes(h, name, r, child);
                 h.deleteUnlessKept(dir, series);
             }
         }
@@ -116,6 +118,23 @@ final class GrowthBench {
         GrowthChart.draw(h.out, h.sizes.quick);
 
         addFigures(h, results, ns);
+    }
+
+    /**
+     * A run whose heap probes could not all measure (no full collection followed their System.gc()
+     * requests): said on the console and in the summary; its live-heap figures are of the others.
+     */
+    private static void noteMissingProbes(Harness h, String name, Map<String, String> r, ChildJvm.Run child) {
+        int missing = (int) Harness.num(r, "missingHeapProbes");
+        if (missing > 0) {
+            h.note(String.format(
+                    Locale.ROOT,
+                    "%s: %d heap probe(s) missing (no full collection followed System.gc(); log %s); its"
+                            + " live-heap figures are of the other probes",
+                    name,
+                    missing,
+                    child.log()));
+        }
     }
 
     /** The growth figures, each a RESULT value of one run against the same value of another. */
@@ -248,8 +267,14 @@ final class GrowthBench {
 
     /** One run's RESULT values, under the label its figures show. */
     private record Run(String label, Map<String, String> result) {
+        static final java.util.Set<String> PROBED =
+                java.util.Set.of("liveHeapBytes", "medianLiveHeapBytes", "rebuildLiveHeapBytes");
+
+        /** A heap probe's figure of 0 or less is of no probe (all missing): not known. */
         Side side(String key) {
-            return Figure.side(label, Harness.num(result, key));
+            double value = Harness.num(result, key);
+            boolean probed = !PROBED.contains(key) || value > 0;
+            return Figure.side(label, probed ? value : Double.NaN);
         }
     }
 }

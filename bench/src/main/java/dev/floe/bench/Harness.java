@@ -25,6 +25,9 @@ final class Harness {
     final Path floeProperties;
     final List<Figure> figures = new ArrayList<>();
     final List<String> failures = new ArrayList<>();
+    /** What the summary says beside the figures: measures a run could not take, and why. */
+    final List<String> notes = new ArrayList<>();
+
     private final boolean keep;
     private Path agentJar;
     private String classPath;
@@ -218,6 +221,12 @@ final class Harness {
                         "jdbc.schema-version=V1",
                         ""));
         return file;
+    }
+
+    /** Says {@code text} on the console now and in the summary's notes. */
+    void note(String text) {
+        notes.add(text);
+        System.out.println("  note: " + text);
     }
 
     /** Writes out/<file>. */
