@@ -21,9 +21,6 @@ import java.util.Map;
  * series-<mode>.csv (largest N) and chart.svg.
  */
 final class GrowthBench {
-    /** A full collection after every this many commits measures the live heap. */
-    static final int HEAP_PROBE_EVERY = 100;
-
     static final String[] MODES = {"unguarded", "maintained", "guarded"};
 
     private GrowthBench() {}
@@ -44,14 +41,14 @@ final class GrowthBench {
                 List<String> jvm = new ArrayList<>();
                 if (mode.equals("guarded")) {
                     jvm.add(h.agent());
-                    if (h.sizes.quick) {
-                        jvm.add("-Dfloe.trigger.snapshots=50");
+                    if (h.sizes.growthTrigger > 0) {
+                        jvm.add("-Dfloe.trigger.snapshots=" + h.sizes.growthTrigger);
                     }
                 }
                 jvm.add("-Dbench.mode=" + (mode.equals("maintained") ? "maintained" : "fast"));
                 jvm.add("-Dbench.series-csv=" + series);
                 jvm.add("-Dbench.series-every=" + h.sizes.seriesEvery);
-                jvm.add("-Dbench.heap-probe-every=" + HEAP_PROBE_EVERY);
+                jvm.add("-Dbench.heap-probe-every=" + h.sizes.heapProbeEvery);
                 String name = "growth-" + mode + "-" + n;
                 ChildJvm.Run child = h.ingest(name, jvm, dir, n, 10, 1);
                 Map<String, String> r = child.requireResult(name);
@@ -181,7 +178,7 @@ final class GrowthBench {
         f.atMaxN("full scan", "scanMs", "ms", "unguarded");
         // a probe that falls in a rebuild measures the rebuild's buffers (bounded by
         // floe.rebuild.row-group-max-bytes): those are reported apart from what the guard holds between
-        String liveHeap = "peak live heap outside rebuilds (full GC every " + HEAP_PROBE_EVERY + " commits)";
+        String liveHeap = "peak live heap outside rebuilds (full GC every " + h.sizes.heapProbeEvery + " commits)";
         f.add(
                 liveHeap + ", N=" + maxN,
                 "liveHeapBytes",

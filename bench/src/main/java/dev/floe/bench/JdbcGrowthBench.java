@@ -38,8 +38,8 @@ final class JdbcGrowthBench {
                 jvm.add(h.agent());
                 jvm.add("-Dfloe.tables=" + TABLE);
                 jvm.add("-Dfloe.state.file=" + dir.resolve("floe-state.db"));
-                if (h.sizes.quick) {
-                    jvm.add("-Dfloe.trigger.snapshots=50");
+                if (h.sizes.growthTrigger > 0) {
+                    jvm.add("-Dfloe.trigger.snapshots=" + h.sizes.growthTrigger);
                 }
             }
             jvm.add("-Dbench.mode=fast");
