@@ -23,6 +23,33 @@ import java.util.Map;
 final class GrowthBench {
     static final String[] MODES = {"unguarded", "maintained", "guarded"};
 
+    /** growth.csv's columns after the mode: RESULT values of the run. */
+    private static final List<String> CSV = List.of(
+            "commits",
+            "snapshots",
+            "metadataBytes",
+            "liveMetadataBytes",
+            "maxMetadataBytes",
+            "dataFiles",
+            "rows",
+            "firstP50Ms",
+            "firstP99Ms",
+            "lastP50Ms",
+            "lastP99Ms",
+            "p50Ms",
+            "p99Ms",
+            "scanMs",
+            "peakHeapBytes",
+            "peakLiveHeapBytes",
+            "liveHeapBytes",
+            "rebuildLiveHeapBytes",
+            "elapsedMs",
+            "maintenanceMs",
+            "rebuilds",
+            "manifests",
+            "medianLiveHeapBytes",
+            "missingHeapProbes");
+
     private GrowthBench() {}
 
     static void run(Harness h) throws Exception {
@@ -30,10 +57,7 @@ final class GrowthBench {
         int maxN = ns[ns.length - 1];
         Map<String, Map<Integer, Map<String, String>>> results = new LinkedHashMap<>();
         List<String> csv = new ArrayList<>();
-        csv.add("mode,commits,snapshots,metadataBytes,liveMetadataBytes,maxMetadataBytes,dataFiles,rows,"
-                + "firstP50Ms,firstP99Ms,lastP50Ms,lastP99Ms,p50Ms,p99Ms,scanMs,peakHeapBytes,"
-                + "peakLiveHeapBytes,liveHeapBytes,rebuildLiveHeapBytes,elapsedMs,maintenanceMs,rebuilds,manifests,"
-                + "medianLiveHeapBytes,missingHeapProbes");
+        csv.add("mode," + String.join(",", CSV));
         for (int n : ns) {
             for (String mode : MODES) {
                 Path dir = h.freshDir("growth-" + mode + "-" + n);
@@ -60,33 +84,7 @@ final class GrowthBench {
                 r.put("maxMetadataBytes", Long.toString(maxMetadata));
                 r.put("rebuilds", Integer.toString(child.rebuildLines().size()));
                 results.computeIfAbsent(mode, m -> new LinkedHashMap<>()).put(n, r);
-                csv.add(String.join(
-                        ",",
-                        mode,
-                        r.get("commits"),
-                        r.get("snapshots"),
-                        r.get("metadataBytes"),
-                        r.get("liveMetadataBytes"),
-                        r.get("maxMetadataBytes"),
-                        r.get("dataFiles"),
-                        r.get("rows"),
-                        r.get("firstP50Ms"),
-                        r.get("firstP99Ms"),
-                        r.get("lastP50Ms"),
-                        r.get("lastP99Ms"),
-                        r.get("p50Ms"),
-                        r.get("p99Ms"),
-                        r.get("scanMs"),
-                        r.get("peakHeapBytes"),
-                        r.get("peakLiveHeapBytes"),
-                        r.get("liveHeapBytes"),
-                        r.get("rebuildLiveHeapBytes"),
-                        r.get("elapsedMs"),
-                        r.get("maintenanceMs"),
-                        r.get("rebuilds"),
-                        r.get("manifests"),
-                        r.get("medianLiveHeapBytes"),
-                        r.get("missingHeapProbes")));
+                csv.add(Harness.csvRow(mode, r, CSV));
                 if (n == maxN) {
                     Files.copy(series, h.out.resolve("series-" + mode + ".csv"), StandardCopyOption.REPLACE_EXISTING);
                 }

@@ -218,8 +218,8 @@ final class HeapWatch implements AutoCloseable {
      * JNI critical region (the GC locker: zstd-jni's streams, which write Parquet's ZSTD pages, and
      * the JDK's Deflater, which writes Iceberg's Avro manifests, both busy while floe rebuilds beside
      * the host), and run a young "GCLocker Initiated GC" when the region ends. The full collectors'
-     * counts tell such a request apart at once (none moved); it waits for that young collection,
-     * after which threads wait for the locker's collection to enter a region again, and asks again.
+     * counts tell such a request apart at once (none moved); it waits for that young collection (the
+     * regions in the way have ended by then) and asks again.
      */
     private long collectOnce() {
         long before;
@@ -248,12 +248,13 @@ final class HeapWatch implements AutoCloseable {
                         + BUDGET_MS + " ms ("
                         + (dropped
                                 ? "the last was dropped, no full collector ran"
-                                : "a full" + " collector ran but no full collection was notified within 5 s")
+                                : "a full collector ran but no full collection was notified within 5 s")
                         + ")");
                 return MISSING;
             }
             if (dropped) {
-                awaitAny(any, 200);
+                // the GC locker's own (young) collection: the regions in the way have ended by then
+                awaitPast(() -> collectionsNotified, any, 200);
             }
         }
     }
@@ -265,32 +266,27 @@ final class HeapWatch implements AutoCloseable {
 
     /** The live bytes of the first full collection after the {@code before}-th; MISSING after {@code millis}. */
     private long awaitFull(long before, long millis) {
-        long deadline = System.nanoTime() + millis * 1_000_000L;
         synchronized (full) {
-            try {
-                for (long left = millis; fullCollections == before && left > 0; ) {
-                    full.wait(left);
-                    left = (deadline - System.nanoTime()) / 1_000_000L;
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            return fullCollections == before ? MISSING : fullLive;
+            return awaitPast(() -> fullCollections, before, millis) ? fullLive : MISSING;
         }
     }
 
-    /** Until a collection after the {@code before}-th notified one, of any kind, or {@code millis}. */
-    private void awaitAny(long before, long millis) {
+    /**
+     * Until {@code count} (of the notifications, read holding {@link #full}) is past {@code before},
+     * or {@code millis}: whether it is.
+     */
+    private boolean awaitPast(java.util.function.LongSupplier count, long before, long millis) {
         long deadline = System.nanoTime() + millis * 1_000_000L;
         synchronized (full) {
             try {
-                for (long left = millis; collectionsNotified == before && left > 0; ) {
+                for (long left = millis; count.getAsLong() == before && left > 0; ) {
                     full.wait(left);
                     left = (deadline - System.nanoTime()) / 1_000_000L;
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+            return count.getAsLong() != before;
         }
     }
 
