@@ -69,8 +69,9 @@ public final class Bench {
             "              commits and floe rebuilds, host commit p50 serving / off: rest.csv, rest-loads.csv",
             "",
             "options:",
-            "  --quick       small sizes, to check that everything runs (a few minutes); results go to",
-            "                bench/target/bench-quick unless --out is given, and say 'quick'",
+            "  --quick       every part at its smallest size, a smoke test of the command that measures",
+            "                nothing (about 3 minutes on 2 cores; CI runs it: BenchSmokeTest); results go",
+            "                to bench/target/bench-quick unless --out is given, and say 'quick'",
             "  --only LIST   comma-separated parts to run, e.g. --only growth,stall",
             "  --out DIR     where CSVs, the chart and the summary go (default <repo>/docs/bench)",
             "  --work DIR    where the runs' catalogs, tables and logs go (default",
@@ -81,8 +82,9 @@ public final class Bench {
             "  --help        this text",
             "The agent jar (agent/target/floe-agent.jar) and this jar with its lib/ are copied to the work",
             "directory first, so a rebuild of the repository during the run does not change what runs.",
-            "Exit code 0 when every run succeeded (whether or not an aim was met), 1 otherwise, 2 on bad",
-            "arguments.");
+            "A part that fails is reported with its cause on the console and in the summary, the other parts",
+            "still run and their figures are written. Exit code 0 when every part succeeded (whether or not",
+            "an aim was met), 1 when one failed, 2 on bad arguments.");
 
     /** One benchmark part. */
     interface Part {
@@ -106,10 +108,13 @@ public final class Bench {
     }
 
     private final Harness h;
+    private final Map<String, Part> parts;
     private final List<String> loads = new ArrayList<>();
 
-    private Bench(Harness harness) {
+    /** A run of {@code parts} (by name) with {@code harness}. */
+    Bench(Harness harness, Map<String, Part> parts) {
         this.h = harness;
+        this.parts = parts;
     }
 
     public static void main(String[] args) {
@@ -150,25 +155,32 @@ public final class Bench {
             work = repo.resolve("bench/target/bench-work");
         }
         out = out.toAbsolutePath().normalize();
-        if (line.has("--chart-only")) {
-            GrowthChart.draw(out, quick);
-            return 0;
+        Harness harness =
+                new Harness(repo, out, work.toAbsolutePath().normalize(), new Sizes(quick), line.has("--keep"));
+        if (!line.has("--chart-only") && !Files.isRegularFile(harness.floeProperties)) {
+            throw new IllegalArgumentException(
+                    harness.floeProperties + " does not exist: is " + repo + " the floe repository?");
         }
-        return new Bench(
-                        new Harness(repo, out, work.toAbsolutePath().normalize(), new Sizes(quick), line.has("--keep")))
-                .runParts(only);
+        // the arguments are read: whatever goes wrong from here on is the run's, never a usage error
+        try {
+            if (line.has("--chart-only")) {
+                GrowthChart.draw(out, quick);
+                return 0;
+            }
+            return new Bench(harness, PARTS).runParts(only);
+        } catch (IllegalArgumentException e) {
+            System.out.println("bench: error: " + Ingest.describe(e));
+            return 1;
+        }
     }
 
-    private int runParts(Set<String> parts) throws Exception {
+    /** Runs {@code names} in order, writes the summary; 0 if every part succeeded, 1 if one failed. */
+    int runParts(Set<String> names) throws Exception {
         Path builtAgent = h.repo.resolve("agent/target/floe-agent.jar");
         if (!Files.isRegularFile(builtAgent)) {
             System.out.println("bench: the agent jar " + builtAgent + " does not exist: build it first"
                     + " (mvn -B -ntp -q -DskipTests package)");
             return 2;
-        }
-        if (!Files.isRegularFile(h.floeProperties)) {
-            throw new IllegalArgumentException(
-                    h.floeProperties + " does not exist: is " + h.repo + " the floe repository?");
         }
         Files.createDirectories(h.out);
         h.snapshotJars(builtAgent);
@@ -177,7 +189,7 @@ public final class Bench {
                 Locale.ROOT,
                 "bench: %s run of %s on %s; results in %s, runs under %s%n",
                 h.sizes.quick ? "a QUICK (smoke-test)" : "the full",
-                String.join(", ", parts),
+                String.join(", ", names),
                 Harness.machine(),
                 h.out,
                 h.work);
@@ -189,22 +201,21 @@ public final class Bench {
                     Harness.loadAverage(),
                     Runtime.getRuntime().availableProcessors());
         }
-        for (String part : parts) {
+        for (String part : names) {
             long t0 = System.nanoTime();
             System.out.println();
             loads.add(String.format(Locale.ROOT, "%s %.1f", part, Harness.loadAverage()));
             System.out.printf(Locale.ROOT, "== %s (system load average %.1f)%n", part, Harness.loadAverage());
             try {
-                PARTS.get(part).run(h);
-            } catch (Exception e) {
-                h.failures.add(part + ": " + Ingest.describe(e));
-                System.out.println("bench: " + part + " failed: " + Ingest.describe(e));
+                parts.get(part).run(h);
+            } catch (Exception | LinkageError e) {
+                failed(part, e);
             }
             System.out.printf(Locale.ROOT, "== %s took %.0f s%n", part, (System.nanoTime() - t0) / 1e9);
         }
         System.out.println();
+        writeSummary(names, (System.nanoTime() - start) / 1e9);
         System.out.print(Figure.table(h.figures));
-        writeSummary(parts, (System.nanoTime() - start) / 1e9);
         for (String failure : h.failures) {
             System.out.println("bench: FAILED " + failure);
         }
@@ -214,6 +225,25 @@ public final class Bench {
                 (System.nanoTime() - start) / 60e9,
                 h.out.resolve("summary.md"));
         return h.failures.isEmpty() ? 0 : 1;
+    }
+
+    /**
+     * A part that threw: its cause on the console and in the summary, its stack trace in the work
+     * directory's logs; the parts after it still run.
+     */
+    private void failed(String part, Throwable e) {
+        Path trace = h.work.resolve("logs").resolve(part + "-failure.txt");
+        java.io.StringWriter text = new java.io.StringWriter();
+        e.printStackTrace(new java.io.PrintWriter(text));
+        try {
+            Files.createDirectories(trace.getParent());
+            Files.writeString(trace, text.toString());
+        } catch (IOException | RuntimeException io) {
+            trace = null;
+        }
+        String cause = Ingest.describe(e) + (trace == null ? "" : " (stack trace in " + trace + ")");
+        h.failures.add(part + ": " + cause);
+        System.out.println("bench: " + part + " failed: " + cause + "; the other parts go on");
     }
 
     private void writeSummary(Set<String> parts, double seconds) throws IOException {
@@ -238,8 +268,13 @@ public final class Bench {
                 String.join(", ", loads),
                 Harness.loadAverage()));
         md.append(Figure.markdown(h.figures));
+        if (!h.notes.isEmpty()) {
+            md.append("\nNotes:\n\n");
+            h.notes.forEach(note -> md.append("- ").append(note).append('\n'));
+        }
         if (!h.failures.isEmpty()) {
-            md.append("\nFailed: ").append(String.join("; ", h.failures)).append('\n');
+            md.append("\nFailed (their figures are missing above, or some of them):\n\n");
+            h.failures.forEach(failure -> md.append("- ").append(failure).append('\n'));
         }
         Files.writeString(h.out.resolve("summary.md"), md.toString());
     }

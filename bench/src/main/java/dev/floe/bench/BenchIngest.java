@@ -61,8 +61,12 @@ public final class BenchIngest extends Ingest {
             "                           commits, outside their latency)",
             "",
             "Its RESULT line adds: liveMetadataBytes= maintenanceMs= peakHeapBytes= peakLiveHeapBytes=",
-            "liveHeapBytes= medianLiveHeapBytes= rebuildLiveHeapBytes= firstCollapseAt= mode= hostDataBytes=",
-            "processWriteBytes= (and a line 'heap probe commit= liveBytes= rebuild=' for each probe);",
+            "liveHeapBytes= medianLiveHeapBytes= rebuildLiveHeapBytes= missingHeapProbes= droppedGcRequests=",
+            "firstCollapseAt= mode= hostDataBytes= processWriteBytes= (and a line 'heap probe commit= liveBytes=",
+            "rebuild=' for each probe, 'heap probe commit= missing: ...' for one that could not measure: no",
+            "full collection followed its System.gc() requests for 10 s; it counts in missingHeapProbes and in",
+            "no other figure; droppedGcRequests counts the System.gc() calls the probes made again because",
+            "the JVM ran no full collection for them, as it does while a thread is in a JNI critical region);",
             "hostDataBytes is the bytes of the data files this program appended; processWriteBytes what",
             "the whole process passed to write calls (/proc/self/io wchar: data, metadata, catalog, logs);",
             "liveMetadataBytes counts only the metadata files the fresh table still references (its",
@@ -198,10 +202,16 @@ public final class BenchIngest extends Ingest {
         long used = heap.collectAndMeasure();
         long[] after = FloeMBeans.rebuildState();
         boolean rebuild = before[0] > 0 || after[0] > 0 || before[1] != after[1];
+        String at = "heap probe commit=" + (commit < 0 ? "end" : Long.toString(commit));
+        if (used == HeapWatch.MISSING) {
+            // a probe that cannot measure is missing from the figures, not a failed ingest
+            System.out.println(at + " missing: no full collection followed System.gc() in " + HeapWatch.BUDGET_MS
+                    + " ms rebuild=" + rebuild);
+            return;
+        }
         heap.record(used, rebuild);
         // each probe in the log, so a peak can be placed in the run
-        System.out.println("heap probe commit=" + (commit < 0 ? "end" : Long.toString(commit)) + " liveBytes=" + used
-                + " rebuild=" + rebuild);
+        System.out.println(at + " liveBytes=" + used + " rebuild=" + rebuild);
     }
 
     @Override
@@ -225,6 +235,8 @@ public final class BenchIngest extends Ingest {
         values.put(
                 "rebuildLiveHeapBytes",
                 Long.toString(options.heapProbeEvery() > 0 ? heap.probedRebuildLiveBytes() : -1));
+        values.put("missingHeapProbes", Integer.toString(heap.missingProbes()));
+        values.put("droppedGcRequests", Long.toString(heap.droppedRequests()));
         values.put("liveMetadataBytes", Long.toString(LiveMetadata.bytes(table)));
         values.put("maintenanceMs", Long.toString(maintenanceNanos.get() / 1_000_000));
         values.put("firstCollapseAt", Integer.toString(firstCollapseAt.get()));

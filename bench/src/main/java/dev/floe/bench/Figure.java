@@ -147,6 +147,10 @@ record Figure(String part, String name, String unit, Side measured, Side against
         return s == null ? "" : s.contains(",") || s.contains("\"") ? "\"" + s.replace("\"", "\"\"") + "\"" : s;
     }
 
+    /**
+     * The figures as a text table, columns padded to their widest cell; with no figures, its header
+     * alone (an empty table).
+     */
     static String table(List<Figure> figures) {
         List<String[]> rows = new ArrayList<>();
         rows.add(new String[] {"#", "figure", "measured", "value", "against", "value", "ratio", "aim", ""});
@@ -165,8 +169,9 @@ record Figure(String part, String name, String unit, Side measured, Side against
             for (int c = 0; c < widths.length; c++) {
                 boolean right = c == 3 || c == 5 || c == 6;
                 String cell = rows.get(r)[c];
-                line.append(String.format(Locale.ROOT, "%" + (right ? "" : "-") + widths[c] + "s", cell))
-                        .append("  ");
+                // padded by hand: a column whose cells are all empty has width 0, which no %s format takes
+                String pad = " ".repeat(widths[c] - cell.length());
+                line.append(right ? pad + cell : cell + pad).append("  ");
             }
             text.append(line.toString().replaceAll("\\s+$", "")).append('\n');
             if (r == 0) {

@@ -65,7 +65,7 @@ final class GrowthChart {
                         quick ? "QUICK smoke-test sizes, " : "",
                         LocalDate.now(),
                         Harness.machine(),
-                        quick ? "50" : "200"),
+                        quick ? Integer.toString(new Sizes(true).growthTrigger) : "200"),
                 List.of(
                         new SvgChart.Panel(
                                 "Metadata on disk (log scale)",

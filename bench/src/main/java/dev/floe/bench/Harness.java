@@ -25,6 +25,9 @@ final class Harness {
     final Path floeProperties;
     final List<Figure> figures = new ArrayList<>();
     final List<String> failures = new ArrayList<>();
+    /** What the summary says beside the figures: measures a run could not take, and why. */
+    final List<String> notes = new ArrayList<>();
+
     private final boolean keep;
     private Path agentJar;
     private String classPath;
@@ -189,16 +192,11 @@ final class Harness {
 
     /** dir/catalog.properties: a MapDB catalog with its warehouse and file in {@code dir}. */
     static Path catalogProperties(Path dir) throws IOException {
-        Path file = dir.resolve("catalog.properties");
-        Files.writeString(
-                file,
-                String.join(
-                        "\n",
-                        "catalog-impl=dev.floe.catalog.MapDbCatalog",
-                        "warehouse=" + dir.resolve("warehouse"),
-                        "uri=" + dir.resolve("catalog.db"),
-                        ""));
-        return file;
+        return catalogFile(
+                dir,
+                "catalog-impl=dev.floe.catalog.MapDbCatalog",
+                "warehouse=" + dir.resolve("warehouse"),
+                "uri=" + dir.resolve("catalog.db"));
     }
 
     /**
@@ -206,18 +204,35 @@ final class Harness {
      * (SQLite admits one writer) and the V1 schema (views), its warehouse in {@code dir}.
      */
     static Path jdbcCatalogProperties(Path dir) throws IOException {
+        return catalogFile(
+                dir,
+                "catalog-impl=org.apache.iceberg.jdbc.JdbcCatalog",
+                "uri=jdbc:sqlite:" + dir.resolve("catalog.sqlite"),
+                "warehouse=" + dir.resolve("warehouse"),
+                "clients=1",
+                "jdbc.schema-version=V1");
+    }
+
+    /** dir/catalog.properties of {@code lines}. */
+    private static Path catalogFile(Path dir, String... lines) throws IOException {
         Path file = dir.resolve("catalog.properties");
-        Files.writeString(
-                file,
-                String.join(
-                        "\n",
-                        "catalog-impl=org.apache.iceberg.jdbc.JdbcCatalog",
-                        "uri=jdbc:sqlite:" + dir.resolve("catalog.sqlite"),
-                        "warehouse=" + dir.resolve("warehouse"),
-                        "clients=1",
-                        "jdbc.schema-version=V1",
-                        ""));
+        Files.writeString(file, String.join("\n", lines) + "\n");
         return file;
+    }
+
+    /** {@code first}, then the RESULT value of each of {@code keys} (empty if it has none), as a CSV row. */
+    static String csvRow(String first, Map<String, String> result, List<String> keys) {
+        StringBuilder row = new StringBuilder(first);
+        for (String key : keys) {
+            row.append(',').append(result.getOrDefault(key, ""));
+        }
+        return row.toString();
+    }
+
+    /** Says {@code text} on the console now and in the summary's notes. */
+    void note(String text) {
+        notes.add(text);
+        System.out.println("  note: " + text);
     }
 
     /** Writes out/<file>. */

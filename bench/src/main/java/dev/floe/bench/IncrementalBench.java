@@ -40,11 +40,10 @@ final class IncrementalBench {
     private record Mode(String name, String label, List<String> jvm) {}
 
     static void run(Harness h) throws Exception {
-        boolean quick = h.sizes.quick;
-        int commits = quick ? 1_000 : 6_000;
-        int rows = quick ? 200 : 1_000;
-        int every = quick ? 20 : 80;
-        String target = quick ? "1MiB" : "8MiB";
+        int commits = h.sizes.incrementalCommits;
+        int rows = h.sizes.incrementalRows;
+        int every = h.sizes.incrementalEvery;
+        String target = h.sizes.incrementalTarget;
         List<Mode> modes = List.of(
                 new Mode("incremental", "incremental, unpartitioned", List.of()),
                 new Mode("hourly", "incremental, partitioned by hour(ts)", List.of("-Dingest.partition=hour")),
@@ -173,7 +172,8 @@ final class IncrementalBench {
 
     /** One rebuild of the same new data on a settled large and a settled small table. */
     private static void rebuildTime(Harness h) throws Exception {
-        long[] sizes = h.sizes.quick ? new long[] {100_000, 400_000} : new long[] {1_000_000, 20_000_000};
+        long[] sizes = h.sizes.incrementalTables;
+        int appends = h.sizes.incrementalAppendCommits;
         List<String> csv = new ArrayList<>();
         csv.add("tableRows,rebuildMs,keptFiles,rewrittenRows,writtenBytes,phases");
         Map<Long, Double> times = new LinkedHashMap<>();
@@ -193,7 +193,7 @@ final class IncrementalBench {
                             name + "-append",
                             List.of(),
                             IncrementalHost.class,
-                            List.of("append", props.toString(), TABLE, "100", "1000"))
+                            List.of("append", props.toString(), TABLE, Integer.toString(appends), "1000"))
                     .requireResult(name + "-append");
             ChildJvm.Run rebuild = h.cli(name + "-rebuild", List.of("compact", "--catalog", props.toString(), TABLE));
             String line = rebuild.rebuildLines().get(rebuild.rebuildLines().size() - 1);
@@ -210,18 +210,28 @@ final class IncrementalBench {
                     group(WRITTEN, line, 1),
                     report.phases()));
             System.out.printf(
-                    Locale.ROOT, "  %,d rows: rebuild of 100,000 new rows in %d ms (%s)%n", size, ms, report.phases());
+                    Locale.ROOT,
+                    "  %,d rows: rebuild of %,d new rows in %d ms (%s)%n",
+                    size,
+                    appends * 1000,
+                    ms,
+                    report.phases());
             h.deleteUnlessKept(dir, null);
         }
         h.write("incremental-rebuild.csv", csv);
         h.figures.add(Figure.of(
                 "7",
-                "rebuild of 100 commits of new rows, settled table " + sizes[1] / 1_000_000 + " M / "
-                        + sizes[0] / 1_000_000.0 + " M rows (reclaim listing apart)",
+                "rebuild of " + appends + " commits of new rows, settled table " + millions(sizes[1]) + " M / "
+                        + millions(sizes[0]) + " M rows (reclaim listing apart)",
                 "ms",
                 Figure.side(sizes[1] + " rows", times.get(sizes[1])),
                 Figure.side(sizes[0] + " rows", times.get(sizes[0])),
                 Aim.atMost(1.5)));
+    }
+
+    /** {@code rows} in millions, as few digits as it takes: 20, 1, 0.05. */
+    private static String millions(long rows) {
+        return java.math.BigDecimal.valueOf(rows, 6).stripTrailingZeros().toPlainString();
     }
 
     private static long group(Pattern pattern, String line, int group) {

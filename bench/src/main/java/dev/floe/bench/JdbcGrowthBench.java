@@ -22,14 +22,31 @@ final class JdbcGrowthBench {
     static final String TABLE = "bench.events";
     static final String[] MODES = {"unguarded", "guarded"};
 
+    /** jdbc-growth.csv's columns after the mode: RESULT values of the run. */
+    private static final List<String> CSV = List.of(
+            "commits",
+            "snapshots",
+            "metadataBytes",
+            "liveMetadataBytes",
+            "dataFiles",
+            "rows",
+            "distinctIds",
+            "p50Ms",
+            "p99Ms",
+            "firstP50Ms",
+            "lastP50Ms",
+            "lastP99Ms",
+            "elapsedMs",
+            "scanMs",
+            "rebuilds");
+
     private JdbcGrowthBench() {}
 
     static void run(Harness h) throws Exception {
         int n = h.sizes.jdbcCommits;
         Map<String, Map<String, String>> results = new LinkedHashMap<>();
         List<String> csv = new ArrayList<>();
-        csv.add("mode,commits,snapshots,metadataBytes,liveMetadataBytes,dataFiles,rows,distinctIds,p50Ms,p99Ms,"
-                + "firstP50Ms,lastP50Ms,lastP99Ms,elapsedMs,scanMs,rebuilds");
+        csv.add("mode," + String.join(",", CSV));
         for (String mode : MODES) {
             String name = "jdbc-" + mode + "-" + n;
             Path dir = h.freshDir(name);
@@ -38,8 +55,8 @@ final class JdbcGrowthBench {
                 jvm.add(h.agent());
                 jvm.add("-Dfloe.tables=" + TABLE);
                 jvm.add("-Dfloe.state.file=" + dir.resolve("floe-state.db"));
-                if (h.sizes.quick) {
-                    jvm.add("-Dfloe.trigger.snapshots=50");
+                if (h.sizes.growthTrigger > 0) {
+                    jvm.add("-Dfloe.trigger.snapshots=" + h.sizes.growthTrigger);
                 }
             }
             jvm.add("-Dbench.mode=fast");
@@ -51,24 +68,7 @@ final class JdbcGrowthBench {
             Map<String, String> r = child.requireResult(name);
             r.put("rebuilds", Integer.toString(child.rebuildLines().size()));
             results.put(mode, r);
-            csv.add(String.join(
-                    ",",
-                    mode,
-                    r.get("commits"),
-                    r.get("snapshots"),
-                    r.get("metadataBytes"),
-                    r.get("liveMetadataBytes"),
-                    r.get("dataFiles"),
-                    r.get("rows"),
-                    r.get("distinctIds"),
-                    r.get("p50Ms"),
-                    r.get("p99Ms"),
-                    r.get("firstP50Ms"),
-                    r.get("lastP50Ms"),
-                    r.get("lastP99Ms"),
-                    r.get("elapsedMs"),
-                    r.get("scanMs"),
-                    r.get("rebuilds")));
+            csv.add(Harness.csvRow(mode, r, CSV));
             System.out.printf(
                     Locale.ROOT,
                     "  jdbc %-9s N=%-5d metadata %s, %s snapshots, %s data files, %s rows, p50/p99 %s/%s ms, %d rebuilds%n",

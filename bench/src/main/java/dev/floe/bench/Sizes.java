@@ -1,9 +1,17 @@
 package dev.floe.bench;
 
-/** The sizes of one benchmark run: the full run, or {@code --quick} (a smoke test). */
+/**
+ * The sizes of one benchmark run: the full run, or {@code --quick}, every part at its smallest size
+ * that still runs each of its steps (a guarded run still rebuilds, a series still has two rebuilds):
+ * a smoke test of the command, which CI runs ({@code BenchSmokeTest}), not a measure.
+ */
 final class Sizes {
     final boolean quick;
     final int[] growthCommits;
+    /** The guarded growth and jdbc runs' floe.trigger.snapshots; 0: samples/floe.properties' own. */
+    final int growthTrigger;
+
+    final int heapProbeEvery;
     final int seriesEvery;
     final long throughputRows;
     final int throughputFiles;
@@ -16,21 +24,41 @@ final class Sizes {
     final int overheadPairs;
     final int overheadCommits;
     final int jdbcCommits;
+    final int incrementalCommits;
+    final int incrementalRows;
+    final int incrementalEvery;
+    final String incrementalTarget;
+    final long[] incrementalTables;
+    final int incrementalAppendCommits;
+    final int upsertCommits;
+    final int upsertTrigger;
+    final int upsertScanSeconds;
 
     Sizes(boolean quick) {
         this.quick = quick;
-        growthCommits = quick ? new int[] {100, 200} : new int[] {500, 1000, 2000};
+        growthCommits = quick ? new int[] {30, 60} : new int[] {500, 1000, 2000};
+        growthTrigger = quick ? 25 : 0;
+        heapProbeEvery = quick ? 30 : 100;
         seriesEvery = quick ? 10 : 20;
-        throughputRows = quick ? 200_000 : 2_000_000;
-        throughputFiles = quick ? 10 : 40;
-        lowHeapBytes = quick ? 100L << 20 : (long) (5.25 * (128L << 20));
-        lowHeapFiles = quick ? 20 : 200;
-        stallRows = quick ? new long[] {100_000, 400_000} : new long[] {1_000_000, 5_000_000, 20_000_000};
-        stallPreloadCommits = 20;
-        stallWarmCommits = quick ? 60 : 100;
-        stallAfter = quick ? 20 : 50;
+        throughputRows = quick ? 50_000 : 2_000_000;
+        throughputFiles = quick ? 5 : 40;
+        lowHeapBytes = quick ? 20L << 20 : (long) (5.25 * (128L << 20));
+        lowHeapFiles = quick ? 5 : 200;
+        stallRows = quick ? new long[] {50_000} : new long[] {1_000_000, 5_000_000, 20_000_000};
+        stallPreloadCommits = quick ? 5 : 20;
+        stallWarmCommits = quick ? 30 : 100;
+        stallAfter = quick ? 10 : 50;
         overheadPairs = quick ? 1 : 5;
-        overheadCommits = quick ? 100 : 500;
-        jdbcCommits = quick ? 200 : 2000;
+        overheadCommits = quick ? 40 : 500;
+        jdbcCommits = quick ? 60 : 2000;
+        incrementalCommits = quick ? 100 : 6_000;
+        incrementalRows = quick ? 100 : 1_000;
+        incrementalEvery = quick ? 20 : 80;
+        incrementalTarget = quick ? "1MiB" : "8MiB";
+        incrementalTables = quick ? new long[] {20_000, 50_000} : new long[] {1_000_000, 20_000_000};
+        incrementalAppendCommits = quick ? 10 : 100;
+        upsertCommits = quick ? 60 : 2_000;
+        upsertTrigger = quick ? 20 : 100;
+        upsertScanSeconds = quick ? 20 : 120;
     }
 }

@@ -37,9 +37,8 @@ final class UpsertBench {
     private UpsertBench() {}
 
     static void run(Harness h) throws Exception {
-        boolean quick = h.sizes.quick;
-        int commits = quick ? 300 : 2_000;
-        int trigger = quick ? 50 : 100;
+        int commits = h.sizes.upsertCommits;
+        int trigger = h.sizes.upsertTrigger;
         List<String> csv = new ArrayList<>();
         csv.add("mode,commits,keys,rowsReadBack,snapshots,dataFiles,deleteFiles,eqDeleteFiles,scanMs,scans,"
                 + "commitP50Ms,commitP99Ms,commitMaxMs,rebuilds,attemptsStartedAgain,busy,deletesSincePin");
@@ -74,7 +73,7 @@ final class UpsertBench {
                             name + "-scan",
                             List.of(),
                             ScanHost.class,
-                            List.of(props.toString(), TABLE, "5", quick ? "60" : "120"))
+                            List.of(props.toString(), TABLE, "5", Integer.toString(h.sizes.upsertScanSeconds)))
                     .requireResult(name + "-scan");
             if (!scan.get("rows").equals(r.get("keys"))
                     || !scan.get("distinctIds").equals(r.get("keys"))) {

@@ -21,8 +21,6 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.UpdateProperties;
 import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 
@@ -100,10 +98,7 @@ public class Ingest implements AutoCloseable {
     }
 
     public static void main(String[] args) {
-        int status = run(args, System.out);
-        System.out.flush();
-        System.err.flush();
-        System.exit(status);
+        Host.exit(run(args, System.out));
     }
 
     /**
@@ -121,40 +116,24 @@ public class Ingest implements AutoCloseable {
      */
     protected static int run(
             String usage, String[] args, PrintStream out, Function<IngestSettings, ? extends Ingest> program) {
-        if (args.length >= 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
-            out.println(usage);
+        if (Host.helpAsked(args, usage, out)) {
             return 0;
         }
         Ingest ingest;
         try {
             ingest = program.apply(IngestSettings.parse(args));
         } catch (IllegalArgumentException e) {
-            System.err.println("ingest: error: " + e.getMessage() + " (--help for usage)");
-            return 2;
+            return Host.badArguments("ingest", e);
         } catch (RuntimeException e) {
-            return failed(e);
+            return Host.failed("ingest", e);
         }
         try (ingest) {
             Map<String, String> result = new LinkedHashMap<>();
             String problem = ingest.execute(result);
-            out.println(ResultLine.format(result));
-            out.flush();
-            if (problem != null) {
-                System.err.println("ingest: error: " + problem);
-                return 1;
-            }
-            return 0;
+            return Host.result("ingest", result, problem, out);
         } catch (Throwable t) {
-            return failed(t);
+            return Host.failed("ingest", t);
         }
-    }
-
-    private static int failed(Throwable t) {
-        if (Boolean.getBoolean("ingest.stacktrace")) {
-            t.printStackTrace();
-        }
-        System.err.println("ingest: error: " + describe(t));
-        return 1;
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -329,13 +308,7 @@ public class Ingest implements AutoCloseable {
                                 committed(new Commit(
                                         seq + 1, latency, endMillis, snapshots, handle.collapses(), handle.table()));
                                 if ((seq + 1) % progressEvery == 0 || seq + 1 == settings.commits) {
-                                    System.out.printf(
-                                            Locale.ROOT,
-                                            "progress commits=%d/%d elapsedMs=%d lastCommitMs=%.3f%n",
-                                            seq + 1,
-                                            settings.commits,
-                                            (System.nanoTime() - start) / 1_000_000,
-                                            latency / 1e6);
+                                    Host.progress(seq + 1, settings.commits, start, latency);
                                 }
                             }
                         } catch (Throwable e) {
@@ -357,17 +330,7 @@ public class Ingest implements AutoCloseable {
     }
 
     private Table createIfMissing(Catalog catalog, TableIdentifier id) {
-        Namespace namespace = id.namespace();
-        if (catalog instanceof SupportsNamespaces && !namespace.isEmpty()) {
-            SupportsNamespaces namespaces = (SupportsNamespaces) catalog;
-            if (!namespaces.namespaceExists(namespace)) {
-                try {
-                    namespaces.createNamespace(namespace);
-                } catch (AlreadyExistsException raced) {
-                    // created by someone else meanwhile
-                }
-            }
-        }
+        Host.createNamespace(catalog, id.namespace());
         Map<String, String> required = tableProperties();
         if (catalog.tableExists(id)) {
             Table existing = catalog.loadTable(id);

@@ -17,8 +17,6 @@ import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
@@ -138,24 +136,19 @@ public final class Upsert {
     }
 
     public static void main(String[] args) {
-        int status = run(args, System.out);
-        System.out.flush();
-        System.err.flush();
-        System.exit(status);
+        Host.exit(run(args, System.out));
     }
 
     /** Runs the upsert ingest {@code args} describe, its RESULT line to {@code out}; returns the exit status. */
     public static int run(String[] args, PrintStream out) {
-        if (args.length >= 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
-            out.println(USAGE);
+        if (Host.helpAsked(args, USAGE, out)) {
             return 0;
         }
         Upsert upsert;
         try {
             upsert = new Upsert(UpsertSettings.parse(args));
         } catch (IllegalArgumentException e) {
-            System.err.println("upsert: error: " + e.getMessage() + " (--help for usage)");
-            return 2;
+            return Host.badArguments("upsert", e);
         }
         try {
             Map<String, String> result = new LinkedHashMap<>();
@@ -163,19 +156,9 @@ public final class Upsert {
             if (problem != null) {
                 result.put("problem", problem.replaceAll("\\s+", "_"));
             }
-            out.println(ResultLine.format(result));
-            out.flush();
-            if (problem != null) {
-                System.err.println("upsert: error: " + problem);
-                return 1;
-            }
-            return 0;
+            return Host.result("upsert", result, problem, out);
         } catch (Throwable t) {
-            if (Boolean.getBoolean("ingest.stacktrace")) {
-                t.printStackTrace();
-            }
-            System.err.println("upsert: error: " + Ingest.describe(t));
-            return 1;
+            return Host.failed("upsert", t);
         }
     }
 
@@ -252,13 +235,7 @@ public final class Upsert {
                             Locale.ROOT, "%d,%d,%.3f%n", done, System.currentTimeMillis(), latency / 1e6));
                 }
                 if (done % progressEvery == 0 || done == ingest.commits) {
-                    System.out.printf(
-                            Locale.ROOT,
-                            "progress commits=%d/%d elapsedMs=%d lastCommitMs=%.3f%n",
-                            done,
-                            ingest.commits,
-                            (System.nanoTime() - start) / 1_000_000,
-                            latency / 1e6);
+                    Host.progress(done, ingest.commits, start, latency);
                 }
             }
             return done;
@@ -294,16 +271,7 @@ public final class Upsert {
     }
 
     private Table createIfMissing(Catalog catalog, TableIdentifier id) {
-        Namespace namespace = id.namespace();
-        if (catalog instanceof SupportsNamespaces namespaces && !namespace.isEmpty()) {
-            if (!namespaces.namespaceExists(namespace)) {
-                try {
-                    namespaces.createNamespace(namespace);
-                } catch (AlreadyExistsException raced) {
-                    // created by someone else meanwhile
-                }
-            }
-        }
+        Host.createNamespace(catalog, id.namespace());
         if (catalog.tableExists(id)) {
             return catalog.loadTable(id);
         }

@@ -6,6 +6,9 @@ import dev.floe.runtime.seam.RebuildCatalog;
 import dev.floe.runtime.seam.ReclaimJob;
 import dev.floe.runtime.upkeep.Reclaimer;
 import dev.floe.runtime.upkeep.Recovery;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,26 +26,58 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * The commands work on this, not on one catalog class.
  */
 abstract class CatalogSession implements AutoCloseable {
+    private final Catalog catalog;
+    private final RebuildCatalog rebuild;
+
+    /** {@code rebuild}: {@code catalog} as the rebuild, the reclaim and the recovery see it. */
+    CatalogSession(Catalog catalog, RebuildCatalog rebuild) {
+        this.catalog = catalog;
+        this.rebuild = rebuild;
+    }
+
     /** The catalog as the rebuild, the reclaim and the recovery see it. */
-    abstract RebuildCatalog rebuild();
+    RebuildCatalog rebuild() {
+        return rebuild;
+    }
 
     /** The catalog itself, for listing tables. */
-    abstract Catalog catalog();
+    final Catalog catalog() {
+        return catalog;
+    }
 
     /** How the output names the catalog, after "catalog ". */
     abstract String label();
 
+    /** Where the table was looked for, as the "no table" messages end: " in <file>", " at <uri>". */
+    abstract String where();
+
     /** True when a rebuilt table is committed in place (every catalog but floe's own). */
     abstract boolean inPlace();
 
+    /** Why the catalog finds no {@code table} (any table, when null), after the message; "" when nothing tells. */
+    String hint(TableIdentifier table) {
+        return "";
+    }
+
     /** "no table ..." (exit 4), with what can be told of why. */
-    abstract FloeCli.CliException noTable(TableIdentifier table);
+    FloeCli.CliException noTable(TableIdentifier table) {
+        return new FloeCli.CliException(FloeCli.NOT_FOUND, "no table " + table + where() + hint(table));
+    }
 
     /**
      * The listing found no table matching {@code glob} (null: no table at all): the failure to report
      * (exit 4), or null when an empty listing is simply the answer (a catalog without tables).
      */
-    abstract FloeCli.CliException nothingListed(String glob);
+    FloeCli.CliException nothingListed(String glob) {
+        String hint = hint(null);
+        if (glob == null && hint.isEmpty()) {
+            return null; // an empty catalog: status says so
+        }
+        return new FloeCli.CliException(
+                FloeCli.NOT_FOUND,
+                (glob == null ? "catalog " + label() + " lists no table" : "no table matches '" + glob + "'" + where())
+                        + hint);
+    }
 
     /** Lines status prints under its header (where floe's records are); none for floe's own catalog. */
     List<String> notes() {
@@ -54,8 +89,17 @@ abstract class CatalogSession implements AutoCloseable {
         return "";
     }
 
+    /** Closes the catalog (floe's own and a REST one are both {@link Closeable}). */
     @Override
-    public abstract void close();
+    public void close() {
+        try {
+            if (catalog instanceof Closeable closeable) {
+                closeable.close();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
 
     /**
      * Runs one command on the catalog {@code option} names, closing it after and flushing what the

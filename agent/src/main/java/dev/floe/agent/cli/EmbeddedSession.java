@@ -2,25 +2,20 @@ package dev.floe.agent.cli;
 
 import dev.floe.catalog.MapDbCatalog;
 import dev.floe.runtime.seam.MapDbRebuildCatalog;
-import dev.floe.runtime.seam.RebuildCatalog;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Map;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.catalog.TableIdentifier;
 
 /** floe's own MapDbCatalog: its file holds floe's records too, and a rebuilt table is swapped in. */
 final class EmbeddedSession extends CatalogSession {
-    private final MapDbCatalog catalog;
-    private final MapDbRebuildCatalog rebuild;
+    private final Path file;
 
     private EmbeddedSession(MapDbCatalog catalog) {
-        this.catalog = catalog;
-        this.rebuild = new MapDbRebuildCatalog(catalog);
+        super(catalog, new MapDbRebuildCatalog(catalog));
+        this.file = catalog.catalogFile();
     }
 
     /** Opens the catalog; a missing catalog file is reported, never created. */
@@ -63,44 +58,17 @@ final class EmbeddedSession extends CatalogSession {
     }
 
     @Override
-    RebuildCatalog rebuild() {
-        return rebuild;
-    }
-
-    @Override
-    Catalog catalog() {
-        return catalog;
-    }
-
-    @Override
     String label() {
-        return catalog.catalogFile().toString();
+        return file.toString();
+    }
+
+    @Override
+    String where() {
+        return " in " + file;
     }
 
     @Override
     boolean inPlace() {
         return false;
-    }
-
-    @Override
-    FloeCli.CliException noTable(TableIdentifier table) {
-        return new FloeCli.CliException(FloeCli.NOT_FOUND, "no table " + table + " in " + catalog.catalogFile());
-    }
-
-    @Override
-    FloeCli.CliException nothingListed(String glob) {
-        return glob == null
-                ? null
-                : new FloeCli.CliException(
-                        FloeCli.NOT_FOUND, "no table matches '" + glob + "' in " + catalog.catalogFile());
-    }
-
-    @Override
-    public void close() {
-        try {
-            catalog.close();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

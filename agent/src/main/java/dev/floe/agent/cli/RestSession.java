@@ -2,8 +2,6 @@ package dev.floe.agent.cli;
 
 import dev.floe.runtime.seam.RebuildCatalog;
 import dev.floe.runtime.seam.ReclaimJob;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -11,7 +9,6 @@ import java.util.Map;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.rest.RESTCatalog;
 
@@ -21,12 +18,11 @@ import org.apache.iceberg.rest.RESTCatalog;
  * unfinished rebuilds) are in the held file, so they are not shown, and nothing is changed.
  */
 final class RestSession extends CatalogSession {
-    private final RESTCatalog catalog;
     private final String uri;
     private final Path file;
 
     private RestSession(RESTCatalog catalog, String uri, Path file) {
-        this.catalog = catalog;
+        super(catalog, null);
         this.uri = uri;
         this.file = file;
     }
@@ -64,13 +60,13 @@ final class RestSession extends CatalogSession {
     }
 
     @Override
-    Catalog catalog() {
-        return catalog;
+    String label() {
+        return file + " (over the REST catalog endpoint at " + uri + ")";
     }
 
     @Override
-    String label() {
-        return file + " (over the REST catalog endpoint at " + uri + ")";
+    String where() {
+        return " at " + uri;
     }
 
     @Override
@@ -80,10 +76,10 @@ final class RestSession extends CatalogSession {
 
     @Override
     Table load(TableIdentifier table) {
-        if (!catalog.tableExists(table)) {
+        if (!catalog().tableExists(table)) {
             throw noTable(table);
         }
-        return catalog.loadTable(table);
+        return catalog().loadTable(table);
     }
 
     @Override
@@ -105,26 +101,5 @@ final class RestSession extends CatalogSession {
     @Override
     String jsonFields() {
         return ",\"over\":\"rest\",\"uri\":" + Text.json(uri);
-    }
-
-    @Override
-    FloeCli.CliException noTable(TableIdentifier table) {
-        return new FloeCli.CliException(FloeCli.NOT_FOUND, "no table " + table + " at " + uri);
-    }
-
-    @Override
-    FloeCli.CliException nothingListed(String glob) {
-        return glob == null
-                ? null
-                : new FloeCli.CliException(FloeCli.NOT_FOUND, "no table matches '" + glob + "' at " + uri);
-    }
-
-    @Override
-    public void close() {
-        try {
-            catalog.close();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -6,7 +6,6 @@ import dev.floe.catalog.FloeStateFile;
 import dev.floe.runtime.guard.SharedCatalog;
 import dev.floe.runtime.seam.FloeState;
 import dev.floe.runtime.seam.IcebergRebuildCatalog;
-import dev.floe.runtime.seam.RebuildCatalog;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,22 +30,22 @@ final class SharedSession extends CatalogSession {
     private final String name;
     private final String nameSource;
     private final String key;
-    private final Catalog catalog;
     private final Path statePath;
     private final FloeStateFile state;
-    private final RebuildCatalog rebuild;
 
     private SharedSession(
             CatalogFile file, CatalogOption option, Catalog catalog, String key, Path statePath, FloeStateFile state) {
+        super(catalog, new IcebergRebuildCatalog(catalog, key, records(state, key)));
         this.file = file;
         this.name = file.name(option.name);
         this.nameSource = file.nameSource(option.name);
         this.key = key;
-        this.catalog = catalog;
         this.statePath = statePath;
         this.state = state;
-        FloeState records = state == null ? NO_RECORDS : FloeState.of(state).scoped(key);
-        this.rebuild = new IcebergRebuildCatalog(catalog, key, records);
+    }
+
+    private static FloeState records(FloeStateFile state, String key) {
+        return state == null ? NO_RECORDS : FloeState.of(state).scoped(key);
     }
 
     /** What a session without a state file reads: nothing. It never writes (see {@link #open}). */
@@ -178,20 +177,16 @@ final class SharedSession extends CatalogSession {
     }
 
     @Override
-    RebuildCatalog rebuild() {
-        return rebuild;
-    }
-
-    @Override
-    Catalog catalog() {
-        return catalog;
-    }
-
-    @Override
     String label() {
         Map<String, String> props = file.properties();
         String where = props.getOrDefault("uri", props.getOrDefault("warehouse", ""));
-        return "'" + name + "' (" + catalog.getClass().getSimpleName() + (where.isEmpty() ? "" : " at " + where) + ")";
+        return "'" + name + "' (" + catalog().getClass().getSimpleName() + (where.isEmpty() ? "" : " at " + where)
+                + ")";
+    }
+
+    @Override
+    String where() {
+        return " in catalog " + label();
     }
 
     @Override
@@ -213,28 +208,9 @@ final class SharedSession extends CatalogSession {
                 + Text.json(statePath.toString()) + ",\"stateFileExists\":" + (state != null);
     }
 
-    @Override
-    FloeCli.CliException noTable(TableIdentifier table) {
-        return new FloeCli.CliException(
-                FloeCli.NOT_FOUND, "no table " + table + " in catalog " + label() + nameHint(table));
-    }
-
-    @Override
-    FloeCli.CliException nothingListed(String glob) {
-        String hint = nameHint(null);
-        if (glob == null && hint.isEmpty()) {
-            return null; // an empty catalog: status says so
-        }
-        return new FloeCli.CliException(
-                FloeCli.NOT_FOUND,
-                (glob == null
-                                ? "catalog " + label() + " lists no table"
-                                : "no table matches '" + glob + "' in catalog " + label())
-                        + hint);
-    }
-
     /** Why a JDBC catalog finds no {@code table} (any table, when null) under this name; else "". */
-    private String nameHint(TableIdentifier table) {
+    @Override
+    String hint(TableIdentifier table) {
         if (!SharedCatalogFacts.isJdbc(file)) {
             return "";
         }
@@ -253,8 +229,8 @@ final class SharedSession extends CatalogSession {
     @Override
     public void close() {
         try {
-            if (catalog instanceof AutoCloseable) {
-                ((AutoCloseable) catalog).close();
+            if (catalog() instanceof AutoCloseable closeable) {
+                closeable.close();
             }
         } catch (Exception e) {
             System.err.println("floe: warning: closing catalog " + label() + " failed: " + FloeCli.describe(e));

@@ -70,23 +70,19 @@ public record GuardSettings(
     }
 
     public GuardSettings withBusyBackoff(Duration initial, Duration max) {
-        return new GuardSettings(
-                tables,
-                triggerSnapshots,
-                triggerDataFiles,
-                triggerMetadataBytes,
-                minInterval,
-                mergeManifests,
-                rebuild,
-                prune,
-                maxTrackedHandles,
-                jmx,
-                initial,
-                max,
-                stateFile);
+        return with(mergeManifests, initial, max, stateFile);
     }
 
     public GuardSettings withMergeManifests(int manifests) {
+        return with(manifests, busyBackoff, busyBackoffMax, stateFile);
+    }
+
+    public GuardSettings withStateFile(Path file) {
+        return with(mergeManifests, busyBackoff, busyBackoffMax, file);
+    }
+
+    /** A copy with the settings the withers change; every other one as it is. */
+    private GuardSettings with(int manifests, Duration initial, Duration max, Path file) {
         return new GuardSettings(
                 tables,
                 triggerSnapshots,
@@ -98,25 +94,8 @@ public record GuardSettings(
                 prune,
                 maxTrackedHandles,
                 jmx,
-                busyBackoff,
-                busyBackoffMax,
-                stateFile);
-    }
-
-    public GuardSettings withStateFile(Path file) {
-        return new GuardSettings(
-                tables,
-                triggerSnapshots,
-                triggerDataFiles,
-                triggerMetadataBytes,
-                minInterval,
-                mergeManifests,
-                rebuild,
-                prune,
-                maxTrackedHandles,
-                jmx,
-                busyBackoff,
-                busyBackoffMax,
+                initial,
+                max,
                 file);
     }
 

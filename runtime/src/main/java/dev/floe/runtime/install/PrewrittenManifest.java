@@ -9,6 +9,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
@@ -61,8 +63,7 @@ public final class PrewrittenManifest {
         }
         List<ManifestFile> manifests = new ArrayList<>();
         Set<String> listed = new HashSet<>();
-        writeData(target, files.pinned(), files.carried(), journal, manifests, listed);
-        writeDeletes(target, files.pinnedDeletes(), files.carriedDeletes(), journal, manifests, listed);
+        writeManifests(target, files, Set.of(), journal, manifests, listed);
         return new PrewrittenManifest(manifests, listed);
     }
 
@@ -85,15 +86,7 @@ public final class PrewrittenManifest {
         }
         List<ManifestFile> all = new ArrayList<>(reusable ? manifests : List.of());
         Set<String> skip = reusable ? listed : Set.of();
-        writeData(
-                target, unlisted(files.pinned(), skip), unlisted(files.carried(), skip), journal, all, new HashSet<>());
-        writeDeletes(
-                target,
-                unlisted(files.pinnedDeletes(), skip),
-                unlisted(files.carriedDeletes(), skip),
-                journal,
-                all,
-                new HashSet<>());
+        writeManifests(target, files, skip, journal, all, new HashSet<>());
         return all;
     }
 
@@ -103,23 +96,48 @@ public final class PrewrittenManifest {
     }
 
     private static <F extends ContentFile<F>> List<F> unlisted(List<F> files, Set<String> listed) {
+        if (listed.isEmpty()) {
+            return files;
+        }
         return files.stream().filter(f -> !listed.contains(DeleteFileKey.of(f))).toList();
     }
 
-    private static void writeData(
+    /** A data manifest and a delete manifest of {@code files} but those in {@code skip} (each only if it lists any). */
+    private static void writeManifests(
             Table target,
-            List<DataFile> pinned,
-            List<DataFile> carried,
+            RebuiltFiles files,
+            Set<String> skip,
             RebuildJournal journal,
             List<ManifestFile> into,
             Set<String> listed) {
+        writeManifest(
+                target, unlisted(files.pinned(), skip), unlisted(files.carried(), skip), journal, into, listed, DATA);
+        writeManifest(
+                target,
+                unlisted(files.pinnedDeletes(), skip),
+                unlisted(files.carriedDeletes(), skip),
+                journal,
+                into,
+                listed,
+                DELETES);
+    }
+
+    /** One manifest of {@code pinned} and {@code carried}, added to {@code into}; none when both are empty. */
+    private static <F extends ContentFile<F>> void writeManifest(
+            Table target,
+            List<F> pinned,
+            List<F> carried,
+            RebuildJournal journal,
+            List<ManifestFile> into,
+            Set<String> listed,
+            Content<F> content) {
         if (pinned.isEmpty() && carried.isEmpty()) {
             return;
         }
         OutputFile out = newManifest(target, journal);
-        ManifestWriter<DataFile> writer = ManifestFiles.write(formatVersion(target), target.spec(), out, null);
+        ManifestWriter<F> writer = content.open().apply(target, out);
         try (writer) {
-            pinned.forEach(file -> writer.add(file, PINNED_SEQUENCE_NUMBER));
+            pinned.forEach(file -> content.addPinned().accept(writer, file));
             carried.forEach(writer::add);
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot write manifest " + out.location(), e);
@@ -129,31 +147,19 @@ public final class PrewrittenManifest {
         into.add(writer.toManifestFile());
     }
 
-    private static void writeDeletes(
-            Table target,
-            List<DeleteFile> pinned,
-            List<DeleteFile> carried,
-            RebuildJournal journal,
-            List<ManifestFile> into,
-            Set<String> listed) {
-        if (pinned.isEmpty() && carried.isEmpty()) {
-            return;
-        }
-        OutputFile out = newManifest(target, journal);
-        ManifestWriter<DeleteFile> writer =
-                ManifestFiles.writeDeleteManifest(formatVersion(target), target.spec(), out, null);
-        try (writer) {
-            // deletes with sequence number 0 are ignored by Iceberg's readers: every delete file takes
-            // the rebuilt snapshot's, which applies each to the files it names or precedes
-            pinned.forEach(writer::add);
-            carried.forEach(writer::add);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot write manifest " + out.location(), e);
-        }
-        pinned.forEach(f -> listed.add(DeleteFileKey.of(f)));
-        carried.forEach(f -> listed.add(DeleteFileKey.of(f)));
-        into.add(writer.toManifestFile());
-    }
+    /** How a manifest of one content (data or deletes) is opened, and how it takes a pinned file. */
+    private record Content<F extends ContentFile<F>>(
+            BiFunction<Table, OutputFile, ManifestWriter<F>> open, BiConsumer<ManifestWriter<F>, F> addPinned) {}
+
+    private static final Content<DataFile> DATA = new Content<>(
+            (target, out) -> ManifestFiles.write(formatVersion(target), target.spec(), out, null),
+            (writer, file) -> writer.add(file, PINNED_SEQUENCE_NUMBER));
+
+    // deletes with sequence number 0 are ignored by Iceberg's readers: every delete file takes the
+    // rebuilt snapshot's, which applies each to the files it names or precedes
+    private static final Content<DeleteFile> DELETES = new Content<>(
+            (target, out) -> ManifestFiles.writeDeleteManifest(formatVersion(target), target.spec(), out, null),
+            (writer, file) -> writer.add(file));
 
     private static OutputFile newManifest(Table target, RebuildJournal journal) {
         String location = ((HasTableOperations) target)
