@@ -87,7 +87,8 @@ class RestEndpointIT {
         Jvm.Run b;
         Jvm.Run c;
         int rebuildsWhileRead;
-        try (Child host = ingest("host (a)", List.of(Jvm.agentArg(floe)), 0, HOST_PACE_MS, stopHost, hostCatalog)) {
+        try (Child host =
+                ingest(dir, "host (a)", List.of(Jvm.agentArg(floe)), 0, HOST_PACE_MS, stopHost, hostCatalog)) {
             Matcher started = ENDPOINT.matcher(host.awaitLine(ENDPOINT.asPredicate(), 1, HANG));
             assertThat(started.find()).isTrue();
             String uri = started.group(1);
@@ -110,7 +111,7 @@ class RestEndpointIT {
                             EVENTS.toString(),
                             Long.toString(OTHER_IDS),
                             stopReader.toString());
-                    Child writer = ingest("rest writer (c)", List.of(), OTHER_IDS, 100, stopWriter, restCatalog)) {
+                    Child writer = ingest(dir, "rest writer (c)", List.of(), OTHER_IDS, 100, stopWriter, restCatalog)) {
                 // the REST writer has committed (the reader sees its rows); then floe rebuilds twice more
                 try {
                     reader.awaitLine(READ.and(l -> !l.contains(" high=0 ")), 1, HANG);
@@ -183,7 +184,7 @@ class RestEndpointIT {
         int restCommits = TRIGGER + 10;
         Jvm.Run writer;
         try (Child host =
-                ingest("host (a)", List.of(Jvm.agentArg(floe)), 0, 600_000, dir.resolve("stop"), hostCatalog)) {
+                ingest(dir, "host (a)", List.of(Jvm.agentArg(floe)), 0, 600_000, dir.resolve("stop"), hostCatalog)) {
             Matcher started = ENDPOINT.matcher(host.awaitLine(ENDPOINT.asPredicate(), 1, HANG));
             assertThat(started.find()).isTrue();
             host.awaitLine(l -> l.contains("the REST catalog endpoint serves MapDbCatalog"), 1, HANG);
@@ -310,7 +311,7 @@ class RestEndpointIT {
         }
     }
 
-    private Child ingest(String name, List<String> jvm, long firstId, int paceMillis, Path stop, Path catalog)
+    static Child ingest(Path dir, String name, List<String> jvm, long firstId, int paceMillis, Path stop, Path catalog)
             throws Exception {
         List<String> options = new ArrayList<>(jvm);
         options.add("-Dingest.pace-ms=" + paceMillis);
@@ -332,7 +333,7 @@ class RestEndpointIT {
     }
 
     /** The table, made before the host starts: two writers race for its commits, so Iceberg retries patiently. */
-    private static void createTable(Path warehouse) throws Exception {
+    static void createTable(Path warehouse) throws Exception {
         try (MapDbCatalog catalog = open(warehouse)) {
             catalog.createNamespace(Namespace.of("db"), Map.of());
             catalog.createTable(
