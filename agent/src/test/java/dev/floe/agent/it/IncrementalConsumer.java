@@ -2,7 +2,6 @@ package dev.floe.agent.it;
 
 import dev.floe.catalog.CatalogInUseException;
 import dev.floe.catalog.MapDbCatalog;
-import dev.floe.samples.IngestSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -64,7 +63,7 @@ public final class IncrementalConsumer {
                     if (rest != null) {
                         rest.close();
                     }
-                    rest = rest(uri, token);
+                    rest = RestReader.client("consumer", uri, token);
                     poller.position = Files.exists(positionFile) ? Long.valueOf(Files.readString(positionFile)) : null;
                 }
                 poller.poll(rest);
@@ -102,21 +101,6 @@ public final class IncrementalConsumer {
         Files.writeString(idsFile, poller.ids.stream().map(String::valueOf).collect(Collectors.joining("\n")));
         System.out.println("RESULT polls=" + poller.polls + " rows=" + poller.ids.size() + " errors=" + errors
                 + " replacedCrossed=" + poller.replaced);
-    }
-
-    private static RESTCatalog rest(String uri, String token) {
-        RESTCatalog catalog = new RESTCatalog();
-        catalog.setConf(IngestSettings.nioHadoopConf());
-        catalog.initialize(
-                "consumer",
-                Map.of(
-                        CatalogProperties.URI,
-                        uri,
-                        "token",
-                        token,
-                        CatalogProperties.FILE_IO_IMPL,
-                        "org.apache.iceberg.hadoop.HadoopFileIO"));
-        return catalog;
     }
 
     /** One consumer's position and what it has read. */

@@ -33,18 +33,24 @@ import org.apache.iceberg.rest.RESTCatalog;
 public final class RestReader {
     private RestReader() {}
 
-    public static void main(String[] args) throws Exception {
+    /** Iceberg's own REST client, named {@code name}, with {@code token}, reading files with Hadoop's FileIO. */
+    static RESTCatalog client(String name, String uri, String token) {
         RESTCatalog catalog = new RESTCatalog();
         catalog.setConf(IngestSettings.nioHadoopConf());
         catalog.initialize(
-                "reader",
+                name,
                 Map.of(
                         CatalogProperties.URI,
-                        args[0],
+                        uri,
                         "token",
-                        args[1],
+                        token,
                         CatalogProperties.FILE_IO_IMPL,
                         "org.apache.iceberg.hadoop.HadoopFileIO"));
+        return catalog;
+    }
+
+    public static void main(String[] args) throws Exception {
+        RESTCatalog catalog = client("reader", args[0], args[1]);
         TableIdentifier identifier = TableIdentifier.parse(args[2]);
         long split = Long.parseLong(args[3]);
         Path stop = Path.of(args[4]);

@@ -15,7 +15,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
@@ -64,15 +63,7 @@ class RebuiltVersionTest {
 
     /** A JdbcCatalog named {@code name} on the one SQLite file (JDBC catalogs key their tables by name). */
     private JdbcCatalog jdbc(String name) {
-        JdbcCatalog catalog = new JdbcCatalog();
-        catalog.setConf(new Configuration());
-        Map<String, String> properties = new HashMap<>();
-        properties.put(CatalogProperties.URI, "jdbc:sqlite:" + root.resolve("catalog.sqlite"));
-        properties.put(
-                CatalogProperties.WAREHOUSE_LOCATION, root.resolve("warehouse").toString());
-        properties.put("jdbc.schema-version", "V1");
-        catalog.initialize(name, properties);
-        return catalog;
+        return TestTables.sqliteJdbc(root, name);
     }
 
     private HadoopCatalog hadoop() {

@@ -20,14 +20,11 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.HasTableOperations;
@@ -92,7 +89,20 @@ class HistoryKeptTest {
     private Side mapDb() {
         MapDbCatalog catalog = TestTables.catalog(root.resolve("mapdb"));
         opened.add(catalog);
-        catalog.createNamespace(Namespace.of("db"));
+        return side(catalog, new dev.floe.runtime.seam.MapDbRebuildCatalog(catalog));
+    }
+
+    private Side jdbc() {
+        FloeStateFile state = FloeStateFile.open(root.resolve("floe-state.db"));
+        JdbcCatalog jdbc = jdbcInstance();
+        opened.add(state);
+        opened.add(jdbc);
+        return side(jdbc, new IcebergRebuildCatalog(jdbc, FloeState.of(state)));
+    }
+
+    /** {@code catalog}, whose tables floe rebuilds through {@code rebuildCatalog}, and reclaims at once. */
+    private static Side side(Catalog catalog, dev.floe.runtime.seam.RebuildCatalog rebuildCatalog) {
+        ((org.apache.iceberg.catalog.SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
         return new Side() {
             public Catalog catalog() {
                 return catalog;
@@ -101,45 +111,15 @@ class HistoryKeptTest {
             public CompactReport rebuild(RebuildSettings settings, CompactionProbe probe) {
                 CompactReport report = new Compactor(
                                 settings, new WriterGate(), new HandleRegistry(0), probe, Clock.systemUTC())
-                        .compactTable(catalog, EVENTS, Prune.NONE);
-                new Reclaimer(catalog).runAll(); // what the guard's thread does once the grace has passed
-                return report;
-            }
-        };
-    }
-
-    private Side jdbc() {
-        FloeStateFile state = FloeStateFile.open(root.resolve("floe-state.db"));
-        JdbcCatalog jdbc = jdbcInstance();
-        opened.add(state);
-        opened.add(jdbc);
-        jdbc.createNamespace(Namespace.of("db"));
-        IcebergRebuildCatalog rebuildCatalog = new IcebergRebuildCatalog(jdbc, FloeState.of(state));
-        return new Side() {
-            public Catalog catalog() {
-                return jdbc;
-            }
-
-            public CompactReport rebuild(RebuildSettings settings, CompactionProbe probe) {
-                CompactReport report = new Compactor(
-                                settings, new WriterGate(), new HandleRegistry(0), probe, Clock.systemUTC())
                         .compactTable(rebuildCatalog, EVENTS, Prune.NONE);
-                new Reclaimer(rebuildCatalog).runAll();
+                new Reclaimer(rebuildCatalog).runAll(); // what the guard's thread does once the grace has passed
                 return report;
             }
         };
     }
 
     private JdbcCatalog jdbcInstance() {
-        JdbcCatalog instance = new JdbcCatalog();
-        instance.setConf(new Configuration());
-        Map<String, String> properties = new HashMap<>();
-        properties.put(CatalogProperties.URI, "jdbc:sqlite:" + root.resolve("catalog.sqlite"));
-        properties.put(
-                CatalogProperties.WAREHOUSE_LOCATION, root.resolve("warehouse").toString());
-        properties.put("jdbc.schema-version", "V1");
-        instance.initialize("ingest", properties);
-        return instance;
+        return TestTables.sqliteJdbc(root, "ingest");
     }
 
     @Test

@@ -23,14 +23,10 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Namespace;
@@ -75,15 +71,7 @@ class InPlaceRebuildTest {
 
     /** Another instance on the same SQLite file, as another process would have. */
     private JdbcCatalog jdbc() {
-        JdbcCatalog instance = new JdbcCatalog();
-        instance.setConf(new Configuration());
-        Map<String, String> properties = new HashMap<>();
-        properties.put(CatalogProperties.URI, "jdbc:sqlite:" + root.resolve("catalog.sqlite"));
-        properties.put(
-                CatalogProperties.WAREHOUSE_LOCATION, root.resolve("warehouse").toString());
-        properties.put("jdbc.schema-version", "V1");
-        instance.initialize("ingest", properties);
-        return instance;
+        return TestTables.sqliteJdbc(root, "ingest");
     }
 
     private Table tinyAppends(int appends, int rows) {

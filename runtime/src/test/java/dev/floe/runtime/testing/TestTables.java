@@ -97,6 +97,23 @@ public final class TestTables {
         return catalog;
     }
 
+    /**
+     * Iceberg's JdbcCatalog named {@code name} on the SQLite file {@code root/catalog.sqlite}, its
+     * warehouse {@code root/warehouse}: another instance on the same file is what another process
+     * would have (JDBC catalogs key their tables by name).
+     */
+    public static org.apache.iceberg.jdbc.JdbcCatalog sqliteJdbc(Path root, String name) {
+        org.apache.iceberg.jdbc.JdbcCatalog catalog = new org.apache.iceberg.jdbc.JdbcCatalog();
+        catalog.setConf(new org.apache.hadoop.conf.Configuration());
+        Map<String, String> properties = new HashMap<>();
+        properties.put(CatalogProperties.URI, "jdbc:sqlite:" + root.resolve("catalog.sqlite"));
+        properties.put(
+                CatalogProperties.WAREHOUSE_LOCATION, root.resolve("warehouse").toString());
+        properties.put("jdbc.schema-version", "V1");
+        catalog.initialize(name, properties);
+        return catalog;
+    }
+
     public static Record simpleRow(long id) {
         GenericRecord row = GenericRecord.create(SIMPLE);
         row.setField("id", id);
