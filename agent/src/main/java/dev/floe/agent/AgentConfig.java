@@ -219,20 +219,20 @@ public final class AgentConfig {
         boolean jmx = v.bool("floe.jmx");
         java.nio.file.Path stateFile = stateFile(v);
         Supplier<Prune> prune = pruneSupplier(v, pruneLoader);
-        RebuildSettings rebuild = new RebuildSettings(
-                rowGroupRows,
-                rowGroupMaxBytes,
-                targetFileBytes,
-                (int) zstd,
-                grace,
-                3,
-                metadataVersions,
-                writerMarkers,
-                fanIn,
-                deleteRatio,
-                fullEvery,
-                historyKeep,
-                historyKeepSnapshots);
+        RebuildSettings rebuild = RebuildSettings.defaults().with(r -> {
+            r.rowGroupRows = rowGroupRows;
+            r.rowGroupMaxBytes = rowGroupMaxBytes;
+            r.targetFileBytes = targetFileBytes;
+            r.zstdLevel = (int) zstd;
+            r.reclaimGrace = grace;
+            r.metadataVersions = metadataVersions;
+            r.writerMarkers = writerMarkers;
+            r.fanIn = fanIn;
+            r.deleteRatio = deleteRatio;
+            r.fullEvery = fullEvery;
+            r.historyKeep = historyKeep;
+            r.historyKeepSnapshots = historyKeepSnapshots;
+        });
         GuardSettings settings = new GuardSettings(
                 tables,
                 snapshots,

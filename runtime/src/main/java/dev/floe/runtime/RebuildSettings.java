@@ -1,5 +1,7 @@
 package dev.floe.runtime;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.RecordComponent;
 import java.time.Duration;
 
 /**
@@ -76,8 +78,13 @@ public record RebuildSettings(
         return copy.settings();
     }
 
-    /** A mutable copy of the settings, for {@link #with}. */
+    /**
+     * A mutable copy of the settings, for {@link #with}: one public field per setting, named as the
+     * record's component, copied to and from the record by those names.
+     */
     public static final class Copy {
+        private static final RecordComponent[] COMPONENTS = RebuildSettings.class.getRecordComponents();
+
         public int rowGroupRows;
         public long rowGroupMaxBytes;
         public long targetFileBytes;
@@ -93,36 +100,35 @@ public record RebuildSettings(
         public int historyKeepSnapshots;
 
         private Copy(RebuildSettings from) {
-            rowGroupRows = from.rowGroupRows;
-            rowGroupMaxBytes = from.rowGroupMaxBytes;
-            targetFileBytes = from.targetFileBytes;
-            zstdLevel = from.zstdLevel;
-            reclaimGrace = from.reclaimGrace;
-            maxAttempts = from.maxAttempts;
-            metadataVersions = from.metadataVersions;
-            writerMarkers = from.writerMarkers;
-            fanIn = from.fanIn;
-            deleteRatio = from.deleteRatio;
-            fullEvery = from.fullEvery;
-            historyKeep = from.historyKeep;
-            historyKeepSnapshots = from.historyKeepSnapshots;
+            try {
+                for (RecordComponent component : COMPONENTS) {
+                    Copy.class
+                            .getField(component.getName())
+                            .set(this, component.getAccessor().invoke(from));
+                }
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("Copy has a public field per setting", e);
+            }
         }
 
+        /** The settings this copy holds, validated by the record's constructor. */
         private RebuildSettings settings() {
-            return new RebuildSettings(
-                    rowGroupRows,
-                    rowGroupMaxBytes,
-                    targetFileBytes,
-                    zstdLevel,
-                    reclaimGrace,
-                    maxAttempts,
-                    metadataVersions,
-                    writerMarkers,
-                    fanIn,
-                    deleteRatio,
-                    fullEvery,
-                    historyKeep,
-                    historyKeepSnapshots);
+            Object[] values = new Object[COMPONENTS.length];
+            Class<?>[] types = new Class<?>[COMPONENTS.length];
+            try {
+                for (int i = 0; i < COMPONENTS.length; i++) {
+                    values[i] = Copy.class.getField(COMPONENTS[i].getName()).get(this);
+                    types[i] = COMPONENTS[i].getType();
+                }
+                return RebuildSettings.class.getConstructor(types).newInstance(values);
+            } catch (InvocationTargetException e) {
+                if (e.getCause() instanceof RuntimeException invalid) {
+                    throw invalid; // a setting out of range, said by the constructor
+                }
+                throw new IllegalStateException(e.getCause());
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("Copy has a public field per setting", e);
+            }
         }
     }
 
