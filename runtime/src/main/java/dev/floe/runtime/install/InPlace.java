@@ -58,6 +58,7 @@ final class InPlace extends Installation {
                 HistoryWindow.of(settings, current.properties()),
                 settings.writerMarkers(),
                 journal);
+        historyKept = kept(rebuilt, current);
     }
 
     @Override

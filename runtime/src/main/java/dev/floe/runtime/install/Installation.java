@@ -28,6 +28,8 @@ public abstract class Installation {
     public boolean mayBeLive;
 
     private final Table target;
+    /** How many snapshots of the live table the rebuilt version keeps below the rebuilt one. */
+    int historyKept;
 
     Installation(
             RebuildCatalog catalog,
@@ -81,6 +83,18 @@ public abstract class Installation {
     /** The table the rebuilt files and manifests are written for: the scratch table, or the live one. */
     public final Table target() {
         return target;
+    }
+
+    /** How many of the live table's snapshots the rebuilt version keeps below the rebuilt one ({@link HistoryWindow}). */
+    public final int historyKept() {
+        return historyKept;
+    }
+
+    /** The snapshots of {@code rebuilt} that are {@code current}'s: the history it keeps. */
+    static int kept(TableMetadata rebuilt, TableMetadata current) {
+        return (int) rebuilt.snapshots().stream()
+                .filter(s -> current.snapshot(s.snapshotId()) != null)
+                .count();
     }
 
     /** Step 5: the rebuilt snapshot over the snapshots of {@code current}. */

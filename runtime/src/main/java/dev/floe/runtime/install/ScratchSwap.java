@@ -61,6 +61,7 @@ final class ScratchSwap extends Installation {
         if (!window.keepsAny() || target().spec().specId() != current.defaultSpecId()) {
             RebuiltSnapshotCommit.commit(
                     target(), files, prewritten, current, pinned, settings.writerMarkers(), Set.of(), journal);
+            historyKept = 0;
             return;
         }
         TableMetadata rebuilt = RebuiltVersion.stage(
@@ -73,6 +74,7 @@ final class ScratchSwap extends Installation {
                 window,
                 settings.writerMarkers(),
                 journal);
+        historyKept = kept(rebuilt, current);
         String location = liveOps.metadataFileLocation("00001-floe-rebuilt-" + UUID.randomUUID() + ".metadata.json");
         journal.fileStarted(location);
         RebuiltVersion.write(rebuilt, mapDb.catalog().io().newOutputFile(location));

@@ -51,7 +51,8 @@ public record CompactReport(
         long bytesWritten,
         boolean full,
         int commitsRebased,
-        int deleteFilesAfter) {
+        int deleteFilesAfter,
+        int historyKept) {
 
     public CompactReport {
         phases = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(phases));
@@ -80,7 +81,8 @@ public record CompactReport(
                 bytesWritten,
                 full,
                 commitsRebased,
-                deleteFilesAfter);
+                deleteFilesAfter,
+                historyKept);
     }
 
     /** The whole report on one line, for the log. */
@@ -89,7 +91,8 @@ public record CompactReport(
         String timing = phases.entrySet().stream()
                 .map(e -> e.getKey() + "=" + e.getValue().toMillis() + "ms")
                 .collect(Collectors.joining(" "));
-        return "rebuilt " + table + (full ? " whole" : "") + ": " + snapshotsBefore + " snapshots -> 1, data files "
+        return "rebuilt " + table + (full ? " whole" : "") + ": " + snapshotsBefore + " snapshots -> 1"
+                + (historyKept > 0 ? " on top of " + historyKept + " kept" : "") + ", data files "
                 + dataFilesBefore + " -> " + dataFilesAfter + ", kept " + keptFiles + " files of " + keptRows
                 + " rows as they were, rows " + rows + " (pruned " + rowsPruned + ", carried " + carriedRows + " in "
                 + carriedFiles + " files), " + commitsRebased + " commits rebased, delete files " + deleteFilesAfter

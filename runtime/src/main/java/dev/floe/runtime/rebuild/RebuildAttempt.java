@@ -392,7 +392,8 @@ final class RebuildAttempt {
                 written.bytes(),
                 plan.full(),
                 rebase.commits(),
-                rebuilt.deletes().size());
+                rebuilt.deletes().size(),
+                installation.historyKept());
         LOG.info("floe: {}", report.summary());
         return report;
     }

@@ -150,6 +150,8 @@ class HistoryKeptTest {
             }
             CompactReport report = side.rebuild(keepHour, CompactionProbe.NONE);
             assertThat(report.dataFilesAfter()).isEqualTo(1);
+            assertThat(report.historyKept()).isEqualTo((round + 1) * COMMITS + round);
+            assertThat(report.summary()).contains(" snapshots -> 1 on top of " + report.historyKept() + " kept, ");
             host.refresh();
             Snapshot rebuilt = host.currentSnapshot();
             assertThat(rebuilt.operation()).isEqualTo(DataOperations.REPLACE);
