@@ -1,14 +1,15 @@
 package dev.floe.runtime.install;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.floe.runtime.seam.RebuildJournal;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.Snapshot;
@@ -19,7 +20,6 @@ import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableMetadataParser;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.io.OutputFile;
-import org.apache.iceberg.util.JsonUtil;
 
 /**
  * The rebuilt version of a table, staged in memory over the version read under the gate: the
@@ -111,33 +111,53 @@ public final class RebuiltVersion {
         return builder.build();
     }
 
-    /** {@code snapshot} with {@code parent} as its parent and {@code operation} as its operation. */
+    private static final Pattern OWN_ID = Pattern.compile("\"snapshot-id\"\\s*:\\s*(-?\\d+)");
+    private static final Pattern PARENT = Pattern.compile(",\\s*\"parent-snapshot-id\"\\s*:\\s*-?\\d+");
+    private static final Pattern OPERATION =
+            Pattern.compile("\"summary\"\\s*:\\s*\\{\\s*\"operation\"\\s*:\\s*\"[a-z]+\"");
+
+    /**
+     * {@code snapshot} with {@code parent} as its parent and {@code operation} as its operation,
+     * through the JSON Iceberg writes for it ({@code parent-snapshot-id} right after {@code
+     * snapshot-id}, {@code operation} first in {@code summary}). Edited as text, not with Jackson:
+     * Iceberg's runtime jars for Spark and Flink relocate Jackson, so no Jackson type may appear in a
+     * call to Iceberg. The snapshot read back is checked, so an Iceberg that writes it otherwise fails
+     * the rebuild instead of installing a wrong snapshot.
+     */
     static Snapshot moved(Snapshot snapshot, long parent, String operation) {
-        try {
-            ObjectNode json = (ObjectNode) JsonUtil.mapper().readTree(SnapshotParser.toJson(snapshot));
-            json.put("parent-snapshot-id", parent);
-            ((ObjectNode) json.get("summary")).put("operation", operation);
-            return SnapshotParser.fromJson(JsonUtil.mapper().writeValueAsString(json));
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new UncheckedIOException(e);
+        String json = PARENT.matcher(SnapshotParser.toJson(snapshot)).replaceFirst("");
+        Matcher id = OWN_ID.matcher(json);
+        if (!id.find()) {
+            throw new IllegalStateException("Iceberg wrote snapshot " + snapshot.snapshotId() + " without its id");
         }
+        json = json.substring(0, id.end()) + ",\"parent-snapshot-id\":" + parent + json.substring(id.end());
+        json = OPERATION.matcher(json).replaceFirst("\"summary\":{\"operation\":\"" + operation + "\"");
+        Snapshot moved = SnapshotParser.fromJson(json);
+        if (moved.snapshotId() != snapshot.snapshotId()
+                || !Long.valueOf(parent).equals(moved.parentId())
+                || !operation.equals(moved.operation())
+                || moved.sequenceNumber() != snapshot.sequenceNumber()
+                || !Objects.equals(moved.manifestListLocation(), snapshot.manifestListLocation())
+                || !Objects.equals(withoutOperation(moved), withoutOperation(snapshot))) {
+            throw new IllegalStateException("Cannot move snapshot " + snapshot.snapshotId() + " onto " + parent
+                    + ": this Iceberg writes snapshots in a form floe does not know");
+        }
+        return moved;
+    }
+
+    private static Map<String, String> withoutOperation(Snapshot snapshot) {
+        Map<String, String> summary = new java.util.HashMap<>(snapshot.summary());
+        summary.remove("operation");
+        return summary;
     }
 
     /**
-     * Writes {@code rebuilt} to {@code file} as a table's first version: with an empty metadata log,
-     * for a scratch table that is swapped into the live name (the live table's metadata files are
-     * retired by the swap, not carried).
+     * Writes {@code rebuilt} to {@code file}, for a scratch table that is swapped into the live name:
+     * its metadata log names the live table's metadata files, which the guard's trim deletes once the
+     * log forgets them, as after any host commit.
      */
     static void write(TableMetadata rebuilt, OutputFile file) {
-        try {
-            ObjectNode json = (ObjectNode) JsonUtil.mapper().readTree(TableMetadataParser.toJson(rebuilt));
-            json.putArray("metadata-log");
-            try (java.io.OutputStream out = file.create()) {
-                out.write(JsonUtil.mapper().writeValueAsBytes(json));
-            }
-        } catch (java.io.IOException e) {
-            throw new UncheckedIOException("Cannot write the rebuilt metadata file " + file.location(), e);
-        }
+        TableMetadataParser.write(rebuilt, file);
     }
 
     /**

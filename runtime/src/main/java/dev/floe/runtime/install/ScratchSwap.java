@@ -50,8 +50,8 @@ final class ScratchSwap extends Installation {
     /**
      * Step 5. With no history kept, the rebuilt snapshot is committed to the scratch table. With
      * history kept, the rebuilt version is staged over the live one ({@link RebuiltVersion}), and the
-     * scratch table is pointed at a metadata file of it whose metadata log is the scratch's own (so
-     * the live table's old metadata files stay retired). A scratch table whose partition spec id is
+     * scratch table is pointed at a metadata file of it (its metadata log names the live table's
+     * files, which the trim deletes once the log forgets them, as after a host commit). A scratch table whose partition spec id is
      * not the live table's (the live spec evolved) keeps no history: the pre-written manifests carry
      * the scratch's spec id.
      */
