@@ -124,6 +124,10 @@ class RestCatalogIT {
     }
 
     private Jvm.Run ingest(String guarded, int commits) throws Exception {
+        return ingest(guarded, commits, "");
+    }
+
+    private Jvm.Run ingest(String guarded, int commits, String moreSettings) throws Exception {
         Path catalog = dir.resolve("catalog.properties");
         Files.writeString(catalog, "catalog-impl=org.apache.iceberg.rest.RESTCatalog\nuri=" + uri + "\n");
         Path floe = dir.resolve("floe.properties");
@@ -131,7 +135,7 @@ class RestCatalogIT {
                 floe,
                 "floe.tables=" + guarded + "\nfloe.trigger.snapshots=" + TRIGGER
                         + "\nfloe.trigger.min-interval=1s\nfloe.reclaim.grace=1s\nfloe.state.file="
-                        + dir.resolve("floe-state.db") + "\n");
+                        + dir.resolve("floe-state.db") + "\n" + moreSettings);
         Jvm.Run run = Jvm.run(
                 dir.resolve("ingest.log"),
                 List.of(Jvm.agentArg(floe)),
@@ -241,6 +245,32 @@ class RestCatalogIT {
         assertThat(back.uuid())
                 .as("rebuilt in place: the table the server created, not a new one")
                 .isEqualTo(created);
+    }
+
+    /**
+     * With history kept, each in-place rebuild goes through the REST server as Iceberg's own updates
+     * (remove the snapshots outside the window, add the rebuilt one with the head as its parent, move
+     * {@code main}): every host commit stays on {@code main}, each rebuilt snapshot is a {@code replace}
+     * on top of the one before it, and every row is there once.
+     */
+    @Test
+    void aRestCatalogTableKeepsItsHistoryAcrossInPlaceRebuilds() throws Exception {
+        int commits = 3 * TRIGGER;
+        createTable();
+        Jvm.Run run = ingest("db.events", commits, "floe.history.keep=1h\n");
+
+        assertThat(run.exitCode()).as(run.output()).isZero();
+        List<String> rebuilt = run.lines("floe: rebuilt db.events");
+        assertThat(rebuilt).as(run.output()).hasSizeGreaterThanOrEqualTo(2);
+        assertThat(rebuilt).allSatisfy(line -> assertThat(line).contains(" kept, "));
+        assertThat(run.lines("ERROR")).as(run.output()).isEmpty();
+        assertThat(serverLog()).doesNotContain("CommitFailedException");
+
+        ReadBack back = readBack();
+        assertThat(back.snapshots())
+                .as("every host commit and every rebuilt snapshot")
+                .isEqualTo(commits + rebuilt.size());
+        assertEveryRowOnceAsWritten(back, commits * (long) ROWS);
     }
 
     @Test
