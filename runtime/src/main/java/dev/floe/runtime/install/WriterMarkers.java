@@ -84,6 +84,7 @@ final class WriterMarkers {
      */
     static WriterMarkers of(TableMetadata current, int maxWriters, Set<Long> keptHistory) {
         Map<String, String> free = new LinkedHashMap<>();
+        Set<String> inKept = new java.util.HashSet<>(); // keys a kept snapshot holds: found there
         Map<Family, List<Map<String, String>>> writers = new LinkedHashMap<>();
         Map<Family, Set<List<String>>> seen = new LinkedHashMap<>();
         List<String> dropped = new ArrayList<>();
@@ -99,7 +100,7 @@ final class WriterMarkers {
                                 .add(family.identityOf(summary));
                     }
                 }
-                summary.keySet().forEach(key -> free.putIfAbsent(key, null));
+                inKept.addAll(summary.keySet());
                 continue;
             }
             for (Family family : FAMILIES) {
@@ -116,13 +117,15 @@ final class WriterMarkers {
             }
             for (Map.Entry<String, String> entry : summary.entrySet()) {
                 String key = entry.getKey();
-                if (!free.containsKey(key) && carried(key, environment) && owner(key) == null) {
+                if (!free.containsKey(key)
+                        && !inKept.contains(key)
+                        && carried(key, environment)
+                        && owner(key) == null) {
                     free.put(key, entry.getValue());
                 }
             }
         }
         Map<String, String> head = new LinkedHashMap<>(free);
-        head.values().removeIf(java.util.Objects::isNull); // keys a kept snapshot holds
         List<Map<String, String>> below = new ArrayList<>();
         for (List<Map<String, String>> kept : writers.values()) {
             head.putAll(kept.get(0));
