@@ -22,7 +22,7 @@ import java.util.Set;
  * outside only: its log lines, its MBeans (read inside the child host) and files on disk. Each part
  * is a class of its own ({@link GrowthBench}, {@link ThroughputBench}, {@link LowHeapBench},
  * {@link StallBench}, {@link OverheadBench}, {@link JdbcGrowthBench}, {@link IncrementalBench}, {@link
- * UpsertBench}); this one runs them and writes the summary.
+ * UpsertBench}, {@link RestBench}, {@link HistoryBench}); this one runs them and writes the summary.
  *
  * <pre>
  * java -cp bench/target/floe-bench.jar dev.floe.bench.Bench [--quick] [--only parts]
@@ -67,6 +67,10 @@ public final class Bench {
             "              host with the agent: once serving a reader in this JVM (Iceberg's RESTCatalog,",
             "              20 loadTable/s), once with the endpoint off: loadTable latency while the host",
             "              commits and floe rebuilds, host commit p50 serving / off: rest.csv, rest-loads.csv",
+            "  history     the growth part's guarded ingest, N = 2000, with history kept as by default",
+            "              (floe.history.keep=1h, keep-snapshots=2000), with keep-snapshots=N/4, and with none",
+            "              (floe.history.keep=0s): commit p50, the metadata file's size, snapshots kept,",
+            "              metadata on disk, an incremental read from the oldest kept snapshot: history.csv",
             "",
             "options:",
             "  --quick       every part at its smallest size, a smoke test of the command that measures",
@@ -104,6 +108,7 @@ public final class Bench {
         parts.put("incremental", IncrementalBench::run);
         parts.put("upsert", UpsertBench::run);
         parts.put("rest", RestBench::run);
+        parts.put("history", HistoryBench::run);
         return parts;
     }
 

@@ -59,6 +59,11 @@ public final class BenchIngest extends Ingest {
             "                           rebuildLiveHeapBytes the most seen while a rebuild ran (floe's",
             "                           MBean says so; default 0: never; the collections happen between",
             "                           commits, outside their latency)",
+            "  -Dbench.history-check=true",
+            "                           at the end, read the table's history as an incremental reader does",
+            "                           (HistoryReadBack): RESULT adds historySnapshots= oldestAgeMs=",
+            "                           metadataJsonBytes= incrementalRows= incrementalExpected=",
+            "                           incrementalDistinct=",
             "",
             "Its RESULT line adds: liveMetadataBytes= maintenanceMs= peakHeapBytes= peakLiveHeapBytes=",
             "liveHeapBytes= medianLiveHeapBytes= rebuildLiveHeapBytes= missingHeapProbes= droppedGcRequests=",
@@ -84,14 +89,21 @@ public final class BenchIngest extends Ingest {
 
     /** The benchmarks' -Dbench.* options (see {@link #USAGE}). */
     private record Options(
-            boolean maintained, int expireEvery, int seriesEvery, int stopAfterCollapse, int heapProbeEvery) {
+            boolean maintained,
+            int expireEvery,
+            int seriesEvery,
+            int stopAfterCollapse,
+            int heapProbeEvery,
+            boolean historyCheck) {
         static Options fromSystemProperties() {
             return new Options(
                     IngestSettings.choice("bench.mode", "fast", "maintained").equals("maintained"),
                     (int) IngestSettings.option("bench.expire-every", 100, 1),
                     (int) IngestSettings.option("bench.series-every", 50, 1),
                     (int) IngestSettings.option("bench.stop-after-collapse", -1, 0),
-                    (int) IngestSettings.option("bench.heap-probe-every", 0, 0));
+                    (int) IngestSettings.option("bench.heap-probe-every", 0, 0),
+                    IngestSettings.choice("bench.history-check", "false", "true")
+                            .equals("true"));
         }
     }
 
@@ -243,6 +255,9 @@ public final class BenchIngest extends Ingest {
         values.put("mode", options.maintained() ? "maintained" : "fast");
         values.put("hostDataBytes", Long.toString(hostDataBytes.get()));
         values.put("processWriteBytes", Long.toString(processWriteBytes()));
+        if (options.historyCheck()) {
+            HistoryReadBack.into(table, values);
+        }
     }
 
     /** Bytes this process has passed to write calls so far (Linux {@code /proc/self/io} wchar), -1 if unknown. */

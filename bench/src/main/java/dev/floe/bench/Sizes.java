@@ -33,6 +33,7 @@ final class Sizes {
     final int upsertCommits;
     final int upsertTrigger;
     final int upsertScanSeconds;
+    final int historyCommits;
 
     Sizes(boolean quick) {
         this.quick = quick;
@@ -60,5 +61,6 @@ final class Sizes {
         upsertCommits = quick ? 60 : 2_000;
         upsertTrigger = quick ? 20 : 100;
         upsertScanSeconds = quick ? 20 : 120;
+        historyCommits = quick ? 60 : 2_000;
     }
 }

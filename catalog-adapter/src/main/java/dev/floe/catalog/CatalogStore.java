@@ -281,6 +281,14 @@ final class CatalogStore {
             return commitLog.remove(CatalogKeys.logEntry(tableKey, sequence)) != null;
         }
 
+        /** Appends a table's commit log, in order, to the end of another's, and removes it. */
+        void appendLogOf(String fromKey, String toKey) {
+            for (String location : logEntries(fromKey).values()) {
+                appendLog(toKey, location);
+            }
+            pruneLog(fromKey);
+        }
+
         /** Moves a table's commit log under a new key, keeping its sequence numbers. */
         void moveLog(String fromKey, String toKey) {
             for (Map.Entry<Long, String> entry : logEntries(fromKey).entrySet()) {

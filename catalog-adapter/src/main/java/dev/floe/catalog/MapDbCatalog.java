@@ -313,24 +313,28 @@ public class MapDbCatalog extends BaseMetastoreCatalog implements SupportsNamesp
      */
     public String swapTable(
             TableIdentifier live, TableIdentifier temp, String expectedLiveLocation, List<DurableChange> alsoRecord) {
-        return swapTable(live, temp, expectedLiveLocation, alsoRecord, () -> {});
+        return swapTable(live, temp, expectedLiveLocation, alsoRecord, () -> {}, false);
     }
 
     /**
      * {@link #swapTable(TableIdentifier, TableIdentifier, String, List)}, running {@code
      * insideTransaction} inside the swap's transaction, last, before it commits: anything it throws
-     * rolls the swap back (floe's crash tests halt there).
+     * rolls the swap back (floe's crash tests halt there). With {@code keepLiveLog}, for a {@code
+     * temp} whose metadata log goes on from {@code live}'s, {@code live}'s commit log is kept and
+     * {@code temp}'s appended to it.
      */
     public String swapTable(
             TableIdentifier live,
             TableIdentifier temp,
             String expectedLiveLocation,
             List<DurableChange> alsoRecord,
-            Runnable insideTransaction) {
+            Runnable insideTransaction,
+            boolean keepLiveLog) {
         if (live.equals(temp)) {
             throw new IllegalArgumentException("Cannot swap table " + live + " with itself");
         }
-        String prior = PointerMoves.swap(store(), live, temp, expectedLiveLocation, alsoRecord, insideTransaction);
+        String prior = PointerMoves.swap(
+                store(), live, temp, expectedLiveLocation, alsoRecord, insideTransaction, keepLiveLog);
         handles.invalidate(live);
         handles.invalidate(temp);
         return prior;

@@ -47,7 +47,8 @@ final class PointerMoves {
             TableIdentifier temp,
             String expectedLiveLocation,
             List<DurableChange> alsoRecord,
-            Runnable insideTransaction) {
+            Runnable insideTransaction,
+            boolean keepLiveLog) {
         String liveKey = CatalogKeys.table(live);
         String tempKey = CatalogKeys.table(temp);
         return store.write("swap " + temp + " into " + live, tx -> {
@@ -63,11 +64,16 @@ final class PointerMoves {
             }
             tx.putPointer(liveKey, tempLocation);
             tx.removePointer(tempKey);
-            // the old table's log goes; the temp table's own log (its metadata files, which
-            // the new live table's metadata log lists) continues under the live name, so
-            // those files can be reclaimed by reference once that log forgets them
-            tx.pruneLog(liveKey);
-            tx.moveLog(tempKey, liveKey);
+            // the old table's log goes, unless the temp table's metadata log goes on from the
+            // live one's (a rebuild that kept history); the temp table's own log continues under
+            // the live name after it, so those files can be reclaimed by reference once the
+            // table's metadata log forgets them
+            if (keepLiveLog) {
+                tx.appendLogOf(tempKey, liveKey);
+            } else {
+                tx.pruneLog(liveKey);
+                tx.moveLog(tempKey, liveKey);
+            }
             if (!tempLocation.equals(tx.lastLogEntry(liveKey))) {
                 tx.appendLog(liveKey, tempLocation);
             }

@@ -152,6 +152,29 @@ class SwapTableTest {
     }
 
     @Test
+    void aSwapThatKeepsTheLiveLogAppendsTheTempLogAfterIt() {
+        Table live = catalog.buildTable(LIVE, TestCatalogs.SCHEMA).create();
+        for (int i = 0; i < 3; i++) {
+            TestCatalogs.append(live, "live-" + i);
+        }
+        TableIdentifier temp = TableIdentifier.of(NS, "events__c0");
+        Table scratch = catalog.buildTable(temp, TestCatalogs.SCHEMA).create();
+        TestCatalogs.append(scratch, "temp-0");
+        List<String> liveLog = List.copyOf(catalog.commitLog(LIVE).values());
+        List<String> tempLog = List.copyOf(catalog.commitLog(temp).values());
+
+        catalog.swapTable(LIVE, temp, catalog.metadataLocation(LIVE), List.of(), () -> {}, true);
+
+        // a rebuilt version whose metadata log goes on from the live one's: the trim deletes the
+        // live table's files by this log once the table's metadata log forgets them
+        List<String> both = new java.util.ArrayList<>(liveLog);
+        both.addAll(tempLog);
+        assertThat(catalog.commitLog(LIVE).values()).containsExactlyElementsOf(both);
+        assertThat(catalog.commitLog(temp)).isEmpty();
+        assertThat(catalog.metadataLocation(LIVE)).isEqualTo(tempLog.get(tempLog.size() - 1));
+    }
+
+    @Test
     void missingTempIsAClearErrorAndChangesNothing() {
         Table live = catalog.buildTable(LIVE, TestCatalogs.SCHEMA).create();
         TestCatalogs.append(live, "live-0");

@@ -31,6 +31,10 @@ import java.time.Duration;
  *     or more is deleted (default 0.3); a file any equality delete applies to is always rewritten
  * @param fullEvery every how many rebuilds of a table one rewrites it whole, applying every delete
  *     ({@link RebuildPlanner}); 0 never, 1 every rebuild (default 0)
+ * @param historyKeep how far back the snapshots of {@code main} a rebuild keeps below the rebuilt
+ *     one, for incremental readers and time travel; zero keeps none (default 1 hour)
+ * @param historyKeepSnapshots the most snapshots a rebuild keeps, whatever else asks for more
+ *     (default 2,000)
  */
 public record RebuildSettings(
         int rowGroupRows,
@@ -65,7 +69,19 @@ public record RebuildSettings(
 
     public static RebuildSettings defaults() {
         return new RebuildSettings(
-                131_072, 64L << 20, 512L << 20, 3, Duration.ofMinutes(10), 3, 10, 8, 8, 0.3, 0, Duration.ZERO, 2000);
+                131_072,
+                64L << 20,
+                512L << 20,
+                3,
+                Duration.ofMinutes(10),
+                3,
+                10,
+                8,
+                8,
+                0.3,
+                0,
+                Duration.ofHours(1),
+                2000);
     }
 
     /**

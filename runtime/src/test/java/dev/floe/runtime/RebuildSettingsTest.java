@@ -12,13 +12,19 @@ class RebuildSettingsTest {
     void aCopyChangedInNothingEqualsItsSource() {
         RebuildSettings changed = RebuildSettings.defaults().with(s -> {
             s.fullEvery = 4;
-            s.historyKeep = Duration.ofHours(1);
+            s.historyKeep = Duration.ofMinutes(5);
         });
         assertThat(changed.with(s -> {})).isEqualTo(changed);
         assertThat(changed.fullEvery()).isEqualTo(4);
-        assertThat(changed.historyKeep()).isEqualTo(Duration.ofHours(1));
-        assertThat(changed.with(s -> s.historyKeep = Duration.ZERO))
+        assertThat(changed.historyKeep()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(changed.with(s -> s.historyKeep = Duration.ofHours(1)))
                 .isEqualTo(RebuildSettings.defaults().with(s -> s.fullEvery = 4));
+    }
+
+    @Test
+    void historyIsKeptAnHourByDefault() {
+        assertThat(RebuildSettings.defaults().historyKeep()).isEqualTo(Duration.ofHours(1));
+        assertThat(RebuildSettings.defaults().historyKeepSnapshots()).isEqualTo(2000);
     }
 
     @Test

@@ -39,7 +39,9 @@ class CachingCatalogIT {
                 .as(run.output())
                 .hasSize(1);
         assertThat(run.lines("handles reloaded")).as(run.output()).hasSize(1);
-        assertThat(run.lines("cached snapshots=1 rows=120")).as(run.output()).hasSize(1);
+        assertThat(run.lines("cached current=replace rows=120"))
+                .as(run.output())
+                .hasSize(1);
         assertThat(run.lines("same handle=true")).as(run.output()).hasSize(1);
         assertThat(run.lines("ERROR")).as(run.output()).isEmpty();
         assertThat(run.lines("WARN")).as(run.output()).noneMatch(line -> line.contains("floe"));

@@ -17,6 +17,8 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Issue 12: Apache Flink 1.20 with Iceberg's own exactly-once sink ({@code FlinkSink.forRowData})
@@ -24,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * task failure injected right after a rebuild (the head of main is the rebuilt snapshot, no Flink
  * commit since). Flink's committer finds its last committed checkpoint by walking the snapshot
  * summaries back from the head; the job must recover from each failure and write every row exactly
- * once.
+ * once. With history kept (floe's default) it finds them in its own snapshots below the rebuilt
+ * one; with {@code floe.history.keep=0s} in the summary of the rebuilt snapshot that replaced them.
  */
 class FlinkFailoverIT {
     /** A rebuild every ~20 commits: with a commit per 300 ms checkpoint, one every ~6 s. */
@@ -49,25 +52,30 @@ class FlinkFailoverIT {
     Path dir;
 
     private Path log(TestInfo test) throws Exception {
-        Path logs = Path.of("target", "it-logs").toAbsolutePath();
-        Files.createDirectories(logs);
-        return logs.resolve(test.getTestMethod().orElseThrow().getName() + ".log");
+        return log(test, "");
     }
 
-    @Test
-    void failoverRightAfterARebuildRecoversAndWritesEveryRowExactlyOnce(TestInfo test) throws Exception {
+    private Path log(TestInfo test, String suffix) throws Exception {
+        Path logs = Path.of("target", "it-logs").toAbsolutePath();
+        Files.createDirectories(logs);
+        return logs.resolve(test.getTestMethod().orElseThrow().getName() + suffix + ".log");
+    }
+
+    @ParameterizedTest(name = "floe.history.keep={0}")
+    @ValueSource(strings = {"1h", "0s"})
+    void failoverRightAfterARebuildRecoversAndWritesEveryRowExactlyOnce(String keep, TestInfo test) throws Exception {
         Path floe = dir.resolve("floe.properties");
         Files.writeString(
                 floe,
                 "floe.tables=db.events\nfloe.trigger.snapshots=" + TRIGGER
-                        + "\nfloe.trigger.min-interval=1s\nfloe.reclaim.grace=1s\n");
+                        + "\nfloe.trigger.min-interval=1s\nfloe.reclaim.grace=1s\nfloe.history.keep=" + keep + "\n");
         List<String> jvm = new ArrayList<>(ChildJvm.FLINK_JAVA17_FLAGS);
         jvm.add("-Xmx1g");
         jvm.add(ChildJvm.agentArg(floe));
 
         ChildJvm.Run run = ChildJvm.run(
                 MINUTES,
-                log(test),
+                log(test, "-" + keep),
                 jvm,
                 FlinkIngest.class.getName(),
                 dir.toString(),
@@ -90,7 +98,54 @@ class FlinkFailoverIT {
                 .isEmpty();
         assertThat(run.exitCode()).as(run::describe).isZero();
         assertEveryRowExactlyOnce(run);
-        assertTheRebuiltSnapshotCarriesFlinksProgress(run);
+        if (keep.equals("0s")) {
+            assertTheRebuiltSnapshotCarriesFlinksProgress(run);
+        } else {
+            assertEveryRebuiltSnapshotIsOnTopOfTheHistoryItKept(run);
+        }
+    }
+
+    /**
+     * With history kept, read from the table the child left: every rebuilt snapshot in it is a
+     * {@code replace} whose parent is still there, no marker snapshot was made, and the walk Flink's
+     * committer makes from the head finds the last checkpoint in the job's own snapshots.
+     */
+    private void assertEveryRebuiltSnapshotIsOnTopOfTheHistoryItKept(ChildJvm.Run run) throws Exception {
+        MapDbCatalog catalog = new MapDbCatalog();
+        catalog.initialize("check", FlinkIngest.catalogProperties(dir));
+        try (catalog) {
+            Table table = catalog.loadTable(FlinkIngest.EVENTS);
+            List<Snapshot> rebuilt = new ArrayList<>();
+            table.snapshots().forEach(s -> {
+                if (s.summary().containsKey(FlinkIngest.REBUILD_MARKER)) {
+                    rebuilt.add(s);
+                }
+            });
+            assertThat(rebuilt).as(run::describe).hasSizeGreaterThanOrEqualTo(3).allSatisfy(s -> {
+                assertThat(s.operation()).isEqualTo("replace");
+                assertThat(table.snapshot(s.parentId())).isNotNull();
+            });
+            assertThat(table.snapshots())
+                    .as(run::describe)
+                    .noneMatch(s -> s.summary().containsKey("floe.writer-marker"));
+            long newest = -1;
+            for (Snapshot s : table.snapshots()) {
+                String checkpoint = s.summary().get("flink.max-committed-checkpoint-id");
+                newest = checkpoint == null ? newest : Math.max(newest, Long.parseLong(checkpoint));
+            }
+            Snapshot found = table.currentSnapshot();
+            while (found != null && !found.summary().containsKey("flink.max-committed-checkpoint-id")) {
+                found = found.parentId() == null ? null : table.snapshot(found.parentId());
+            }
+            assertThat(found).as(run::describe).isNotNull();
+            assertThat(Long.parseLong(found.summary().get("flink.max-committed-checkpoint-id")))
+                    .as("the walk from the head finds the newest checkpoint")
+                    .isEqualTo(newest)
+                    .isPositive();
+            assertThat(table.currentSnapshot().summary())
+                    .as(run::describe)
+                    .containsEntry("total-records", Integer.toString(ROWS));
+        }
     }
 
     /**

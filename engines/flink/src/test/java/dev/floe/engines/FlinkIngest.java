@@ -73,8 +73,9 @@ import org.apache.iceberg.types.Types.StringType;
  *
  * <ul>
  *   <li>{@code after-rebuild:K@T}: right after each of the first K rebuilds (the head of {@code
- *       main} is a snapshot with no parent that carries {@code floe.rebuild-of-snapshot}); T is the
- *       agent's {@code floe.trigger.snapshots}, so the program knows when a rebuild is due;
+ *       main} carries {@code floe.rebuild-of-snapshot}: floe's rebuilt snapshot, on top of the
+ *       history it kept or alone); T is the agent's {@code floe.trigger.snapshots}, so the program
+ *       knows when a rebuild is due;
  *   <li>{@code after-commit:S1,S2,...}: right after the commit whose snapshot has sequence number
  *       S1, S2, ... (the control run without the agent);
  *   <li>{@code none}.
@@ -116,13 +117,25 @@ public final class FlinkIngest {
                 CatalogProperties.URI, dir.resolve("catalog.db").toString());
     }
 
+    /** The snapshots of main's ancestry above the newest rebuilt one (all of them if none). */
+    static int sinceRebuild(TableMetadata metadata) {
+        int count = 0;
+        for (Snapshot s = metadata.currentSnapshot();
+                s != null && !s.summary().containsKey(REBUILD_MARKER);
+                s = s.parentId() == null ? null : metadata.snapshot(s.parentId())) {
+            count += 1;
+        }
+        return count;
+    }
+
     // ---- state shared by the watcher and the operators (one JVM, one class loader) ----
 
     /**
      * The head of main: read from the catalog's pointer and its metadata file.
      *
      * @param committedCheckpoint the head's {@code flink.max-committed-checkpoint-id}, -1 if none
-     * @param snapshots how many snapshots the table keeps (what floe's snapshot trigger counts)
+     * @param snapshots how many snapshots were committed since the last rebuild (what floe's
+     *     snapshot trigger counts)
      */
     record Head(
             String location,
@@ -219,9 +232,9 @@ public final class FlinkIngest {
                 current.snapshotId(),
                 current.parentId(),
                 current.sequenceNumber(),
-                current.parentId() == null && current.summary().containsKey(REBUILD_MARKER),
+                current.summary().containsKey(REBUILD_MARKER),
                 checkpoint == null ? -1 : Long.parseLong(checkpoint),
-                metadata.snapshots().size());
+                sinceRebuild(metadata));
         if (head.rebuilt() && !REBUILT.containsKey(head.snapshotId())) {
             long absorbed = Math.max(COMMITTED.get(), head.committedCheckpoint());
             REBUILT.put(head.snapshotId(), absorbed);

@@ -96,7 +96,8 @@ final class ScratchSwap extends Installation {
                             List.of(
                                     DurableChange.put(ReclaimJob.SECTION, job.id(), job.encode()),
                                     journal.clearOnSwap()),
-                            () -> CrashPoint.reach("catalog.swap-uncommitted"));
+                            () -> CrashPoint.reach("catalog.swap-uncommitted"),
+                            historyKept > 0);
         } catch (org.apache.iceberg.exceptions.CommitFailedException e) {
             // a commit slipped past the gate (another writer of this file): it is kept, and this
             // attempt starts again from it

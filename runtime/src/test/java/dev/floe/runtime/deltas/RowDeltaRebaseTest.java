@@ -68,7 +68,7 @@ class RowDeltaRebaseTest extends CatalogFixture {
         assertThat(done).isEqualTo(commitsAt.keySet());
         Table rebuilt = catalog.loadTable(EVENTS);
         assertThat(report.attempts()).as("no restart").isEqualTo(1);
-        assertThat(rebuilt.snapshots()).hasSize(1);
+        TestTables.rebuiltSnapshot(rebuilt);
         assertThat(TestTables.fingerprints(rebuilt)).isEqualTo(expected);
         return new Rebuilt(rebuilt, report, expected);
     }

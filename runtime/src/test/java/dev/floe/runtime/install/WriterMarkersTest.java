@@ -28,14 +28,46 @@ import org.junit.jupiter.api.Test;
 /**
  * A rebuild keeps what exactly-once writers record in snapshot summaries, so each finds its own
  * progress again by walking the ancestry from the head of main, the way each writer does it; and
- * the rebuilt snapshot's totals are those of its files.
+ * the rebuilt snapshot's totals are those of its files. Most tests keep no history, as when the
+ * writers' snapshots fell out of {@code floe.history.keep}: that is when markers are made.
  */
 class WriterMarkersTest extends CatalogFixture {
-    RebuildSettings settings = RebuildSettings.defaults().with(s -> s.reclaimGrace = Duration.ZERO);
+    RebuildSettings settings = RebuildSettings.defaults().with(s -> {
+        s.reclaimGrace = Duration.ZERO;
+        s.historyKeep = Duration.ZERO;
+    });
 
     @Test
     void eachKeyFamilyFindsItsProgressAfterARebuild() {
-        Table table = catalog.createTable(EVENTS, TestTables.SIMPLE);
+        appendForEveryKeyFamily(catalog.createTable(EVENTS, TestTables.SIMPLE));
+
+        new Compactor(settings).compactTable(catalog, EVENTS, Prune.NONE);
+
+        Table rebuilt = catalog.loadTableUncached(EVENTS);
+        assertThat(rebuilt.snapshots()).hasSize(1);
+        assertEveryKeyFamilyFindsItsProgress(rebuilt);
+        // the newest commit's other keys, which no walk looks for, ride on the rebuilt snapshot
+        assertThat(rebuilt.currentSnapshot().summary())
+                .containsEntry("kafka.connect.commit-id", "c-2")
+                .containsEntry("kafka.connect.vtts", "2000");
+    }
+
+    @Test
+    void withHistoryKeptEachKeyFamilyFindsItsProgressInItsOwnSnapshotsAndNoMarkerIsMade() {
+        appendForEveryKeyFamily(catalog.createTable(EVENTS, TestTables.SIMPLE));
+
+        new Compactor(RebuildSettings.defaults().with(s -> s.reclaimGrace = Duration.ZERO))
+                .compactTable(catalog, EVENTS, Prune.NONE);
+
+        Table rebuilt = catalog.loadTableUncached(EVENTS);
+        TestTables.rebuiltSnapshot(rebuilt);
+        assertThat(rebuilt.snapshots()).hasSize(11);
+        assertThat(rebuilt.snapshots()).noneMatch(s -> s.summary().containsKey(RebuiltSnapshotCommit.WRITER_MARKER));
+        assertEveryKeyFamilyFindsItsProgress(rebuilt);
+    }
+
+    /** Ten appends, one row each: a Flink job's six checkpoints, two Kafka Connect groups, a Spark query's two epochs. */
+    private static void appendForEveryKeyFamily(Table table) {
         for (int checkpoint = 1; checkpoint <= 6; checkpoint++) {
             append(
                     table,
@@ -61,17 +93,12 @@ class WriterMarkersTest extends CatalogFixture {
                         "kafka.connect.vtts", "2000"));
         append(table, 9, Map.of("spark.sql.streaming.queryId", "q-1", "spark.sql.streaming.epochId", "41"));
         append(table, 10, Map.of("spark.sql.streaming.queryId", "q-1", "spark.sql.streaming.epochId", "42"));
+    }
 
-        new Compactor(settings).compactTable(catalog, EVENTS, Prune.NONE);
-
-        Table rebuilt = catalog.loadTableUncached(EVENTS);
-        assertThat(rebuilt.snapshots()).hasSize(1);
+    private static void assertEveryKeyFamilyFindsItsProgress(Table rebuilt) {
         assertThat(flinkCheckpoint(rebuilt, "job-a", "op-1")).isEqualTo(6);
         assertThat(kafkaConnectOffsets(rebuilt, "control", "group-1")).isEqualTo("{\"0\":17}");
         assertThat(kafkaConnectOffsets(rebuilt, "control", "group-2")).isEqualTo("{\"0\":5}");
-        assertThat(rebuilt.currentSnapshot().summary())
-                .containsEntry("kafka.connect.commit-id", "c-2")
-                .containsEntry("kafka.connect.vtts", "2000");
         assertThat(sparkEpoch(rebuilt, "q-1")).isEqualTo(42);
         assertThat(TestTables.read(rebuilt)).hasSize(10);
     }

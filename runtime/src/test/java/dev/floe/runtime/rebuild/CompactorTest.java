@@ -34,8 +34,15 @@ import org.apache.iceberg.data.Record;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.junit.jupiter.api.Test;
 
+/**
+ * One rebuild's steps on floe's catalog. These rebuilds keep no history ({@code floe.history.keep=0s}),
+ * so what they retire is reclaimed at once; {@code HistoryKeptTest} covers the default, history kept.
+ */
 class CompactorTest extends CatalogFixture {
-    RebuildSettings settings = RebuildSettings.defaults().with(s -> s.reclaimGrace = Duration.ZERO);
+    RebuildSettings settings = RebuildSettings.defaults().with(s -> {
+        s.reclaimGrace = Duration.ZERO;
+        s.historyKeep = Duration.ZERO;
+    });
 
     private Table eventsWithTinyAppends(int appends, int rowsPerAppend) {
         Table table = catalog.createTable(EVENTS, TestTables.SIMPLE);

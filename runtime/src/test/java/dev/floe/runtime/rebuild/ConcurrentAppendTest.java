@@ -105,7 +105,7 @@ class ConcurrentAppendTest {
                     .isEqualTo(LongStream.range(0, (long) commits * rowsPerCommit)
                             .boxed()
                             .collect(Collectors.toList()));
-            assertThat(fresh.snapshots().iterator().next().summary()).containsKey("floe.rebuild-of-snapshot");
+            assertThat(fresh.snapshots()).anyMatch(s -> s.summary().containsKey("floe.rebuild-of-snapshot"));
         }
     }
 }

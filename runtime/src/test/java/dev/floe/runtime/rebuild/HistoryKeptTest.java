@@ -216,6 +216,10 @@ class HistoryKeptTest {
 
     @Test
     void aTablesOwnMaxSnapshotAgeKeepsHistoryWhenFloeKeepsNone() {
+        RebuildSettings keepNone = RebuildSettings.defaults().with(s -> {
+            s.reclaimGrace = Duration.ZERO;
+            s.historyKeep = Duration.ZERO;
+        });
         Side side = mapDb();
         Table host = side.catalog().createTable(EVENTS, TestTables.SIMPLE);
         host.updateProperties()
@@ -224,14 +228,14 @@ class HistoryKeptTest {
         for (int c = 0; c < 5; c++) {
             TestTables.append(host, TestTables.simpleRows(c * 10L, 10));
         }
-        side.rebuild(RebuildSettings.defaults().with(s -> s.reclaimGrace = Duration.ZERO), CompactionProbe.NONE);
+        side.rebuild(keepNone, CompactionProbe.NONE);
         assertThat(side.table().snapshots()).hasSize(6);
 
         host.updateProperties()
                 .remove(org.apache.iceberg.TableProperties.MAX_SNAPSHOT_AGE_MS)
                 .commit();
         TestTables.append(host, TestTables.simpleRows(50, 10));
-        side.rebuild(RebuildSettings.defaults().with(s -> s.reclaimGrace = Duration.ZERO), CompactionProbe.NONE);
+        side.rebuild(keepNone, CompactionProbe.NONE);
         Table none = side.table();
         assertThat(none.snapshots()).hasSize(1);
         assertThat(none.currentSnapshot().parentId()).isNull();

@@ -2,12 +2,14 @@ package dev.floe.runtime.testing;
 
 import static org.apache.iceberg.types.Types.NestedField.optional;
 import static org.apache.iceberg.types.Types.NestedField.required;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.floe.catalog.MapDbCatalog;
 import dev.floe.runtime.Prune;
 import dev.floe.runtime.RebuildSettings;
 import dev.floe.runtime.guard.Guard;
 import dev.floe.runtime.guard.GuardSettings;
+import dev.floe.runtime.install.RebuiltFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -24,8 +26,10 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericAppenderFactory;
@@ -112,6 +116,25 @@ public final class TestTables {
         properties.put("jdbc.schema-version", "V1");
         catalog.initialize(name, properties);
         return catalog;
+    }
+
+    /**
+     * The snapshot a rebuild of {@code table} just committed, checked to be floe's and current: a
+     * {@code replace} whose parent is the head it rebuilt, kept below it with the history (floe's
+     * default), or, when the rebuild kept no history, the table's only snapshot.
+     */
+    public static Snapshot rebuiltSnapshot(Table table) {
+        Snapshot rebuilt = table.currentSnapshot();
+        assertThat(rebuilt.summary()).as("floe's rebuilt snapshot").containsKey(RebuiltFiles.REBUILD_OF);
+        if (rebuilt.parentId() == null) {
+            assertThat(table.snapshots()).as("a rebuild that kept no history").hasSize(1);
+        } else {
+            assertThat(rebuilt.operation()).isEqualTo(DataOperations.REPLACE);
+            assertThat(table.snapshot(rebuilt.parentId()))
+                    .as("the head it rebuilt, kept")
+                    .isNotNull();
+        }
+        return rebuilt;
     }
 
     public static Record simpleRow(long id) {
