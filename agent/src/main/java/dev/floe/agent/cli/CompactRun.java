@@ -99,7 +99,10 @@ final class CompactRun {
                 : Math.max(1, (plan.rewrittenBytes() + settings.targetFileBytes() - 1) / settings.targetFileBytes());
         int retiredMetadata =
                 RetiredMetadata.of(session.rebuild(), identifier, metadata).size();
-        out.println("  snapshots       " + Text.count(metadata.snapshots().size()) + " -> 1");
+        out.println("  snapshots       " + Text.count(metadata.snapshots().size()) + " -> 1"
+                + (plan.keptSnapshots() == 0
+                        ? ""
+                        : " on top of " + Text.count(plan.keptSnapshots()) + " kept (floe.history.keep)"));
         out.println("  data files      " + Text.count(source.dataFiles()) + " -> about "
                 + Text.count(plan.keptFiles() + written) + " (" + Text.count(plan.keptFiles()) + " kept as they are, "
                 + Text.count(plan.rewrittenFiles()) + " packed into about " + Text.count(written) + " of at most "
