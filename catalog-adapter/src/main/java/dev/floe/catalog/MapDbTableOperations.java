@@ -13,7 +13,8 @@ import org.apache.iceberg.io.FileIO;
 /**
  * Table operations over the catalog file's pointer, shaped like Iceberg's {@code
  * JdbcTableOperations}: {@link #doRefresh} reads the pointer, {@link #doCommit} writes the new
- * metadata file and then compares-and-swaps the pointer in one transaction.
+ * metadata file and then compares-and-swaps the pointer in one transaction. The refresh after its
+ * own commit takes the metadata it committed instead of reading back the file it just wrote.
  */
 public class MapDbTableOperations extends BaseMetastoreTableOperations {
     private final MapDbCatalog catalog;
@@ -21,6 +22,10 @@ public class MapDbTableOperations extends BaseMetastoreTableOperations {
     private final FileIO io;
     private final TableIdentifier identifier;
     private final String tableKey;
+    /** What this instance's last commit wrote, and where: its refresh takes it as it is. */
+    private TableMetadata committed;
+
+    private String committedLocation;
 
     MapDbTableOperations(MapDbCatalog catalog, CatalogStore store, FileIO io, TableIdentifier identifier) {
         this.catalog = catalog;
@@ -55,7 +60,24 @@ public class MapDbTableOperations extends BaseMetastoreTableOperations {
             throw new NoSuchTableException(
                     "Table %s is no longer in catalog %s: it was dropped or renamed", identifier, catalog.name());
         }
-        refreshFromMetadataLocation(location);
+        TableMetadata mine = committed;
+        boolean own = mine != null && location != null && location.equals(committedLocation);
+        committed = null;
+        committedLocation = null;
+        if (own) {
+            // the file this instance just wrote holds exactly what it committed: reading and parsing
+            // it again (megabytes for a table that keeps a long history) would cost every commit
+            refreshFromMetadataLocation(
+                    location,
+                    null,
+                    20,
+                    at -> TableMetadata.buildFrom(mine)
+                            .discardChanges()
+                            .withMetadataLocation(at)
+                            .build());
+        } else {
+            refreshFromMetadataLocation(location);
+        }
     }
 
     @Override
@@ -96,6 +118,8 @@ public class MapDbTableOperations extends BaseMetastoreTableOperations {
             }
             throw e;
         }
+        committed = metadata;
+        committedLocation = newLocation;
         catalog.committed(identifier, this);
     }
 
