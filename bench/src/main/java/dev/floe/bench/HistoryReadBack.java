@@ -24,7 +24,7 @@ import org.apache.iceberg.parquet.Parquet;
 final class HistoryReadBack {
     private HistoryReadBack() {}
 
-    /** Adds historySnapshots=, oldestAgeMs=, metadataJsonBytes=, incrementalRows=, incrementalExpected=, incrementalDistinct=. */
+    /** Adds historySnapshots=, sinceRebuild= (above the newest rebuilt snapshot), oldestAgeMs=, metadataJsonBytes=, incrementalRows=, incrementalExpected=, incrementalDistinct=. */
     static void into(Table table, Map<String, String> values) throws IOException {
         TableMetadata metadata = ((HasTableOperations) table).operations().current();
         values.put(
@@ -33,10 +33,14 @@ final class HistoryReadBack {
                         table.io().newInputFile(metadata.metadataFileLocation()).getLength()));
         Snapshot oldest = null;
         int ancestors = 0;
+        int sinceRebuild = -1;
         long expected = 0;
         for (Snapshot s = metadata.currentSnapshot();
                 s != null;
                 s = s.parentId() == null ? null : metadata.snapshot(s.parentId())) {
+            if (sinceRebuild < 0 && s.summary().containsKey("floe.rebuild-of-snapshot")) {
+                sinceRebuild = ancestors;
+            }
             ancestors += 1;
             oldest = s;
             if (DataOperations.APPEND.equals(s.operation())) {
@@ -44,6 +48,7 @@ final class HistoryReadBack {
             }
         }
         values.put("historySnapshots", Integer.toString(ancestors));
+        values.put("sinceRebuild", Integer.toString(sinceRebuild < 0 ? ancestors : sinceRebuild));
         values.put(
                 "oldestAgeMs",
                 Long.toString(oldest == null ? 0 : System.currentTimeMillis() - oldest.timestampMillis()));

@@ -222,6 +222,7 @@ public final class Demo {
         rows.add(header.toArray(new String[0]));
         addRow(rows, runs, "commits", r -> key(r, "commits"));
         addRow(rows, runs, "final snapshots", r -> key(r, "snapshots"));
+        addRow(rows, runs, "snapshots since a rewrite", r -> key(r, "sinceRewrite"));
         addRow(rows, runs, "metadata on disk", r -> Units.binaryBytes(key(r, "metadataBytes")));
         addRow(rows, runs, "data files", r -> key(r, "dataFiles"));
         addRow(rows, runs, "rows read back", r -> key(r, "rows"));

@@ -76,7 +76,8 @@ public class Ingest implements AutoCloseable {
             "",
             "While it runs it prints 'progress commits=<done>/<commits> ...' ten times. At the end it prints",
             "one line:",
-            "  RESULT commits= threads= rowsPerCommit= snapshots= [manifests=] metadataBytes= dataFiles= rows=",
+            "  RESULT commits= threads= rowsPerCommit= snapshots= [manifests=] rewrites= sinceRewrite=",
+            "         metadataBytes= dataFiles= rows=",
             "         distinctIds= p50Ms= p99Ms= firstP50Ms= firstP99Ms= lastP50Ms= lastP99Ms= elapsedMs=",
             "         scanMs= historyCollapses= handles= [startRows=] [ownRows= otherRows=]",
             "snapshots, metadataBytes (files under the table's metadata/ directory) and dataFiles are read",
@@ -84,9 +85,11 @@ public class Ingest implements AutoCloseable {
             "even if a rewrite lands meanwhile); latencies are of the commit() call alone; firstP50Ms/firstP99Ms",
             "and lastP50Ms/lastP99Ms are over the first/last 100 commits; elapsedMs is the wall time of the",
             "commit phase; scanMs the time of the read-back, a full scan of every column of the fresh",
-            "table, planning included; historyCollapses counts commits after which a handle held fewer",
-            "snapshots than after its previous commit (the table was rewritten by someone else); handles",
-            "is how many table handles the threads committed through.",
+            "table, planning included; rewrites counts the snapshots on main that rewrote data files (a",
+            "replace adding or removing data files: a compaction by anyone), sinceRewrite the snapshots",
+            "above the newest of them (above the oldest when none did); historyCollapses counts commits",
+            "after which a handle held fewer snapshots than after its previous commit (someone else",
+            "replaced the table's history); handles is how many table handles the threads committed through.",
             "Exit code 0 on success; 1 on a failure or when rows were lost or duplicated; 2 on bad arguments.");
 
     private static final int WINDOW = 100;
@@ -228,6 +231,9 @@ public class Ingest implements AutoCloseable {
                 result.put("snapshots", Integer.toString(TableFacts.count(fresh.snapshots())));
                 dataFiles = TableFacts.summaryLong(fresh.currentSnapshot(), SnapshotSummary.TOTAL_DATA_FILES_PROP);
             }
+            TableFacts.Rewrites rewrites = TableFacts.rewrites(fresh);
+            result.put("rewrites", Integer.toString(rewrites.rewrites()));
+            result.put("sinceRewrite", Integer.toString(rewrites.sinceRewrite()));
             result.put("metadataBytes", Long.toString(TableFacts.metadataBytes(fresh.location())));
             long ownRows = (long) commits * settings.rowsPerCommit;
             long expectedRows = startRows + ownRows;

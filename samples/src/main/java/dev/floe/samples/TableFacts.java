@@ -11,10 +11,13 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.BitSet;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
+import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
@@ -167,6 +170,38 @@ public final class TableFacts {
             }
         });
         return total[0];
+    }
+
+    /**
+     * The history on {@code main} of a table: how many of its snapshots rewrote data files (a
+     * {@code replace} that added or removed data files: a compaction, by anyone), and how many
+     * snapshots are above the newest of them (above the oldest snapshot when none did).
+     */
+    public record Rewrites(int rewrites, int sinceRewrite) {}
+
+    /** {@link Rewrites} of {@code table}'s current version. */
+    public static Rewrites rewrites(Table table) {
+        int rewrites = 0;
+        int since = -1;
+        int ancestors = 0;
+        for (Snapshot s = table.currentSnapshot();
+                s != null;
+                s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
+            if (rewritesData(s)) {
+                rewrites += 1;
+                since = since < 0 ? ancestors : since;
+            }
+            ancestors += 1;
+        }
+        return new Rewrites(rewrites, since >= 0 ? since : Math.max(0, ancestors - 1));
+    }
+
+    private static boolean rewritesData(Snapshot snapshot) {
+        Map<String, String> summary = snapshot.summary();
+        return DataOperations.REPLACE.equals(snapshot.operation())
+                && summary != null
+                && (!"0".equals(summary.getOrDefault(SnapshotSummary.ADDED_FILES_PROP, "0"))
+                        || !"0".equals(summary.getOrDefault(SnapshotSummary.DELETED_FILES_PROP, "0")));
     }
 
     /** How many items, without keeping them. */

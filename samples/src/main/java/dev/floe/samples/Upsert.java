@@ -82,7 +82,8 @@ public final class Upsert {
             "  DELETES count=<n> <kind>:<data sequence number>:<origin> ...",
             "      every delete file the current snapshot holds: kind eq, pos or dv; origin c<commit> (this",
             "      host's), floe (a file floe wrote) or other",
-            "  RESULT commits= rowsPerCommit= keys= rows= wrong= heldWrong= snapshots= dataFiles= deleteFiles=",
+            "  RESULT commits= rowsPerCommit= keys= rows= wrong= heldWrong= snapshots= rewrites= sinceRewrite=",
+            "         dataFiles= deleteFiles=",
             "         eqDeleteFiles= tableDeleteFiles= floeDeleteFiles= lastRebuild= pinnedCommit=",
             "         commitsSinceRebuild= deletesSincePin= commitP50Ms= commitP99Ms= commitMaxMs= elapsedMs=",
             "         scanMs= metadataBytes= historyCollapses= [problem=]",
@@ -94,7 +95,8 @@ public final class Upsert {
             "after the last rebuild, the table holds only the equality deletes of commits after its pinned",
             "snapshot, every one of commits after the rebuilt snapshot, and otherwise only position deletes or",
             "deletion vectors floe wrote (ok, violated, none: no rebuild, skipped: the rebuild predates the run);",
-            "latencies are of the commit() call alone; scanMs the time of the fresh table's read-back.",
+            "rewrites and sinceRewrite: as the ingest's (dev.floe.samples.Ingest --help); latencies are of",
+            "the commit() call alone; scanMs the time of the fresh table's read-back.",
             "Exit code 0 on success; 1 on a failure or when a check fails (problem= says which, spaces as _); 2",
             "on bad arguments.");
 

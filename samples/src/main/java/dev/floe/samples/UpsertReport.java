@@ -68,6 +68,9 @@ final class UpsertReport {
             result.put("heldWrong", "skipped");
         }
         result.put("snapshots", Integer.toString(metadata.snapshots().size()));
+        TableFacts.Rewrites rewrites = TableFacts.rewrites(version);
+        result.put("rewrites", Integer.toString(rewrites.rewrites()));
+        result.put("sinceRewrite", Integer.toString(rewrites.sinceRewrite()));
         result.put("dataFiles", Long.toString(TableFacts.dataFiles(version)));
         UpsertDeletes.Applied applied = UpsertDeletes.applied(version);
         result.put("deleteFiles", Integer.toString(applied.deleteFiles()));

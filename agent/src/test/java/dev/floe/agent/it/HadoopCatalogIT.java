@@ -89,8 +89,8 @@ class HadoopCatalogIT {
                 .containsEntry("handles", "1")
                 .containsEntry("rows", Long.toString((long) commits * rows))
                 .containsEntry("distinctIds", Long.toString((long) commits * rows));
-        assertThat(run.resultLong("historyCollapses")).isPositive();
-        assertThat(run.resultLong("snapshots")).isLessThan(TRIGGER + 30);
+        assertThat(run.resultLong("rewrites")).isPositive();
+        assertThat(run.resultLong("sinceRewrite")).isLessThan(TRIGGER + 30);
         Path stateFile = dir.resolve("floe-state.db");
         assertThat(stateFile).isRegularFile();
 

@@ -131,7 +131,7 @@ class IsolatedLoaderIT {
         assertThat(run.lines("Retrying task after failure")).as(run.output()).isEmpty();
         assertThat(run.result("run 1 ").get("rows")).isEqualTo(Integer.toString(commits * 5));
         assertThat(run.result("run 1 ").get("distinctIds")).isEqualTo(Integer.toString(commits * 5));
-        assertThat(Long.parseLong(run.result("run 1 ").get("historyCollapses"))).isPositive();
+        assertThat(Long.parseLong(run.result("run 1 ").get("rewrites"))).isPositive();
         assertEveryRowOnce(idsReadBack("w1", "db.events"), commits * 5);
     }
 

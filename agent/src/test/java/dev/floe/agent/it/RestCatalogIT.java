@@ -229,7 +229,7 @@ class RestCatalogIT {
         assertThat(run.lines("ERROR")).as(run.output()).isEmpty();
         assertThat(run.lines("WARN")).as(run.output()).isEmpty();
         // the handle the ingest loaded at start committed all along, and saw its history shrink
-        assertThat(run.resultLong("historyCollapses")).as(run.output()).isPositive();
+        assertThat(run.resultLong("rewrites")).as(run.output()).isPositive();
         // ... and never had a commit refused: after each rebuild its next commit built on the rebuilt
         // table, and each install matched the table it read under the gate (the server logs every
         // error it answers; the ingest's own retries are not logged)
@@ -237,7 +237,7 @@ class RestCatalogIT {
         assertThat(run.resultLong("rows")).isEqualTo(commits * (long) ROWS);
         assertThat(run.resultLong("distinctIds")).isEqualTo(commits * (long) ROWS);
         // a rebuild runs in the background while commits go on: a few commits may land past the trigger
-        assertThat(run.resultLong("snapshots")).as(run.output()).isLessThan(TRIGGER + 30);
+        assertThat(run.resultLong("sinceRewrite")).as(run.output()).isLessThan(TRIGGER + 30);
 
         ReadBack back = readBack();
         assertThat(back.snapshots()).isLessThan(TRIGGER + 30);
