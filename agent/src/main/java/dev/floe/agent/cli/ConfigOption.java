@@ -11,8 +11,9 @@ final class ConfigOption {
     @Option(
             names = "--config",
             paramLabel = "<floe.properties>",
-            description = "The agent's configuration file (-javaagent:floe-agent.jar=<file>): its floe.rebuild.* and"
-                    + " floe.reclaim.grace apply. Default: built-in defaults and any -Dfloe.<key>=... of this JVM.")
+            description =
+                    "The agent's configuration file (-javaagent:floe-agent.jar=<file>): its floe.rebuild.*, floe.history.* and"
+                            + " floe.reclaim.grace apply. Default: built-in defaults and any -Dfloe.<key>=... of this JVM.")
     Path file;
 
     /** The configuration, with {@code overrides} (floe.* keys) over the file and -D values. */

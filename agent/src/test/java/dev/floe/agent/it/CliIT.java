@@ -44,6 +44,7 @@ class CliIT {
     static final int COMMITS = 30;
     static final int ROWS = 5;
     static final java.time.Duration HANG = java.time.Duration.ofMinutes(3);
+    static final List<String> NO_HISTORY = List.of("-Dfloe.history.keep=0s");
     static final String HOST_LIBS = Jvm.SAMPLES_JAR.getParent().resolve("lib") + File.separator + "*";
 
     @TempDir
@@ -82,14 +83,20 @@ class CliIT {
         return exec(command);
     }
 
+    /**
+     * The CLI with {@code floe.history.keep=0s}: these tests follow what a rebuild retires through
+     * reclaim and recovery, and a rebuild that keeps history retires none of the small files (their
+     * snapshots stay); {@link #dryRunSaysWhatWouldHappenAndChangesNothing} shows the default too.
+     */
     static Jvm.Run floe(String... args) throws Exception {
-        return floe(List.of(), args);
+        return floe(NO_HISTORY, args);
     }
 
     /** {@link #floe(String...)} with {@code workingDir} as the working directory. */
     static Jvm.Run floeIn(Path workingDir, String... args) throws Exception {
         List<String> command = new ArrayList<>();
         command.addAll(Jvm.java());
+        command.addAll(NO_HISTORY);
         command.addAll(List.of("-jar", Jvm.AGENT_JAR.toString(), "--classpath", HOST_LIBS));
         command.addAll(List.of(args));
         return exec(command, workingDir);
@@ -236,6 +243,12 @@ class CliIT {
                 .containsPattern("snapshots +" + COMMITS + " -> 1")
                 .containsPattern("data files +" + COMMITS + " -> about 1 \\(0 kept as they are, " + COMMITS + " packed")
                 .containsPattern("rows +" + COMMITS * ROWS + " streamed");
+        Jvm.Run kept = floe(List.of(), "compact", "--catalog", catalogProperties.toString(), "db.events", "--dry-run");
+        assertThat(kept.exitCode()).as(kept.output()).isZero();
+        assertThat(kept.output())
+                .as("the default keeps the last hour of history below the rebuilt snapshot")
+                .containsPattern(
+                        "snapshots +" + COMMITS + " -> 1 on top of " + COMMITS + " kept \\(floe.history.keep\\)");
         Jvm.Run full = floe("compact", "--catalog", catalogProperties.toString(), "db.events", "--dry-run", "--full");
         assertThat(full.exitCode()).as(full.output()).isZero();
         assertThat(full.output()).contains("; a full rebuild)");
