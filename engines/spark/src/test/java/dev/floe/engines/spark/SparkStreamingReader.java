@@ -28,7 +28,8 @@ import org.apache.spark.sql.streaming.Trigger;
  * <out>/batch-<n>.tsv} (id, ts, device, value, payload; tab separated), the file replaced whole if
  * Spark runs the batch again, as an idempotent sink does.
  *
- * <p>It prints {@code batch id=<n> rows=<rows> received=<rows so far>} after each batch with rows,
+ * <p>It prints {@code batch id=<n> rows=<rows> ids=<lowest>..<highest> received=<rows so far>} after each
+ * batch with rows,
  * and for each progress with rows {@code progress batch=<n> rows=<rows> from=<snapshot> to=<snapshot>}
  * (the snapshots of the source's start and end offsets, {@code -} for none). Once the stop file
  * appears it waits for the query to have processed all that is available ({@code
@@ -76,8 +77,10 @@ public final class SparkStreamingReader {
             }
             Files.move(partial, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             batches.incrementAndGet();
-            System.out.println(
-                    "batch id=" + id + " rows=" + rows.size() + " received=" + received.addAndGet(rows.size()));
+            long min = rows.stream().mapToLong(r -> r.getLong(0)).min().getAsLong();
+            long max = rows.stream().mapToLong(r -> r.getLong(0)).max().getAsLong();
+            System.out.println("batch id=" + id + " rows=" + rows.size() + " ids=" + min + ".." + max + " received="
+                    + received.addAndGet(rows.size()));
         };
         StreamingQuery query = spark.readStream()
                 .format("iceberg")

@@ -42,9 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>The history is what it stands on: {@code -Dfloe.it.history.keep=0s} on the command line runs the
  * same test with none kept (not in CI). Run so by hand, the query died at the first rebuild after
  * its first batch, as issue 28 says: {@code StreamingQueryException: Cannot load current offset at
- * snapshot <its end offset>, the snapshot was expired or removed}. Its first batch, which started
- * after a rebuild, had also missed that rebuild's rows: with no history the table's oldest snapshot
- * is the rebuilt {@code replace}, which Iceberg's source skips.
+ * snapshot <its end offset>, the snapshot was expired or removed}.
  */
 class SparkStreamingReaderIT {
     static final int TRIGGER = 60;
