@@ -118,7 +118,7 @@ class SparkRestReaderIT {
                     dir,
                     // Spark takes the host's name and its first non-loopback address unless told: loopback only
                     Map.of("SPARK_LOCAL_IP", "127.0.0.1", "SPARK_LOCAL_HOSTNAME", "localhost"),
-                    sparkJvmArgs(),
+                    sparkJvmArgs(dir),
                     readerClassPath(),
                     SparkReader.class.getName(),
                     uri,
@@ -182,7 +182,7 @@ class SparkRestReaderIT {
      * loading and cold code, and on two cores shared with the host and its rebuilds C2's compiler
      * threads only compete with them (in runs here, later reads took about half as long).
      */
-    private List<String> sparkJvmArgs() throws Exception {
+    static List<String> sparkJvmArgs(Path dir) throws Exception {
         List<String> args =
                 new ArrayList<>(List.of(JavaModuleOptions.defaultModuleOptions().split("\\s+")));
         args.add("-Xmx1g");
@@ -197,7 +197,7 @@ class SparkRestReaderIT {
      * the test reads back through) less the agent's jar, there only to order the build: the reader
      * knows nothing of floe.
      */
-    private static String readerClassPath() {
+    static String readerClassPath() {
         Path agentModule = AGENT_JAR.getParent().getParent();
         return List.of(System.getProperty("java.class.path").split(File.pathSeparator)).stream()
                 .filter(entry -> !entry.isBlank())
@@ -214,7 +214,7 @@ class SparkRestReaderIT {
      * rows. Its columns are the sample's ({@code dev.floe.samples.Events.SCHEMA}), whose rows the host
      * writes by these names; the samples jar is not on this class path (see the pom).
      */
-    private static void createTable(Path warehouse) throws Exception {
+    static void createTable(Path warehouse) throws Exception {
         Schema events = new Schema(
                 Types.NestedField.required(1, "id", Types.LongType.get()),
                 Types.NestedField.optional(2, "ts", Types.TimestampType.withZone()),
@@ -239,7 +239,7 @@ class SparkRestReaderIT {
         }
     }
 
-    private static MapDbCatalog open(Path warehouse) {
+    static MapDbCatalog open(Path warehouse) {
         MapDbCatalog catalog = new MapDbCatalog();
         catalog.initialize("check", Map.of(CatalogProperties.WAREHOUSE_LOCATION, warehouse.toString()));
         return catalog;
