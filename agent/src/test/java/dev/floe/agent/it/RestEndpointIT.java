@@ -147,7 +147,7 @@ class RestEndpointIT {
                 .containsEntry("decreases", "0")
                 .containsEntry("notFound", "0")
                 .containsEntry("errors", "0");
-        assertThat(Long.parseLong(b.result().get("historyDrops")))
+        assertThat(Long.parseLong(b.result().get("rewritesSeen")))
                 .as("the reader read before and after a rebuild")
                 .isPositive();
         // each writer finds each of its own rows exactly once at its end, and so does a reader after

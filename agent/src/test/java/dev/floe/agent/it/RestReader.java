@@ -25,8 +25,8 @@ import org.apache.iceberg.rest.RESTCatalog;
  * table's history> rows=<n> expected=<the snapshot's total-records> high=<ids at or above the split>
  * duplicates=<n>}; at the end
  * {@code RESULT reads= maxRows= decreases= duplicates= inconsistent= notFound= errors=
- * historyDrops=} (a history drop: a read whose table has fewer snapshots than the read before, that
- * is, a rebuild happened between them).
+ * rewritesSeen=} (a read after which the table was rewritten: its history holds more snapshots that
+ * rewrote data files than at the read before, or fewer snapshots: a rebuild happened between them).
  *
  * <p>Arguments: the endpoint's URI, the token, the table, the split id, the stop file.
  */
@@ -63,7 +63,8 @@ public final class RestReader {
         long inconsistent = 0;
         long notFound = 0;
         long errors = 0;
-        long historyDrops = 0;
+        long rewritesSeen = 0;
+        long lastRewrites = -1;
         while (!Files.exists(stop)) {
             try {
                 Table table = catalog.loadTable(identifier);
@@ -102,10 +103,18 @@ public final class RestReader {
                 int history = table.snapshots() instanceof java.util.Collection
                         ? ((java.util.Collection<?>) table.snapshots()).size()
                         : 0;
-                if (history < lastHistory) {
-                    historyDrops++;
+                long rewrites = 0;
+                for (Snapshot s : table.snapshots()) {
+                    if ("replace".equals(s.operation())
+                            && !"0".equals(s.summary().getOrDefault(SnapshotSummary.ADDED_FILES_PROP, "0"))) {
+                        rewrites++;
+                    }
+                }
+                if (lastRewrites >= 0 && (history < lastHistory || rewrites > lastRewrites)) {
+                    rewritesSeen++;
                 }
                 lastHistory = history;
+                lastRewrites = rewrites;
                 last = rows;
                 maxRows = Math.max(maxRows, rows);
                 System.out.println("read snapshot=" + snapshot.snapshotId() + " snapshots=" + history + " rows=" + rows
@@ -123,7 +132,7 @@ public final class RestReader {
         }
         System.out.println("RESULT reads=" + reads + " maxRows=" + maxRows + " decreases=" + decreases + " duplicates="
                 + duplicates + " inconsistent=" + inconsistent + " notFound=" + notFound + " errors=" + errors
-                + " historyDrops=" + historyDrops);
+                + " rewritesSeen=" + rewritesSeen);
         catalog.close();
     }
 }
