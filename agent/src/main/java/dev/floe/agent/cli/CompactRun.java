@@ -18,6 +18,8 @@ import dev.floe.runtime.upkeep.RetiredMetadata;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
@@ -97,8 +99,13 @@ final class CompactRun {
         long written = plan.rewrittenFiles() == 0
                 ? 0
                 : Math.max(1, (plan.rewrittenBytes() + settings.targetFileBytes() - 1) / settings.targetFileBytes());
-        int retiredMetadata =
-                RetiredMetadata.of(session.rebuild(), identifier, metadata).size();
+        List<String> retired = new ArrayList<>(RetiredMetadata.of(session.rebuild(), identifier, metadata));
+        if (plan.keptSnapshots() > 0) {
+            // the rebuilt version goes on from this one's metadata log: what it lists is not retired
+            retired.remove(metadata.metadataFileLocation());
+            metadata.previousFiles().forEach(entry -> retired.remove(entry.file()));
+        }
+        int retiredMetadata = retired.size();
         out.println("  snapshots       " + Text.count(metadata.snapshots().size()) + " -> 1"
                 + (plan.keptSnapshots() == 0
                         ? ""
