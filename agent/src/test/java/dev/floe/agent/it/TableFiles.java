@@ -73,9 +73,12 @@ final class TableFiles {
                         .mapToLong(e -> version(e.file()))
                         .min()
                         .orElse(Long.MAX_VALUE);
+        // the trim runs every metadataVersions host commits on floe's thread; when that thread is in
+        // a rebuild, the commits meanwhile wait for the trim after it, and a rebuild's and a
+        // manifest merge's own commits forget a file each too
         assertThat(unreferenced)
                 .as("metadata files the log forgot since the last trim, each older than the log")
-                .hasSizeLessThanOrEqualTo(metadataVersions)
+                .hasSizeLessThanOrEqualTo(2 * metadataVersions)
                 .allMatch(f -> version(f) < oldestLogged);
     }
 

@@ -75,13 +75,33 @@ final class ScratchSwap extends Installation {
                 settings.writerMarkers(),
                 journal);
         historyKept = kept(rebuilt, current);
-        String location = liveOps.metadataFileLocation("00001-floe-rebuilt-" + UUID.randomUUID() + ".metadata.json");
+        // numbered on from the live version, as a commit's would be: the host's next commit numbers on
+        // from it, and a metadata file's number keeps telling how recent it is
+        String location = liveOps.metadataFileLocation(String.format(
+                java.util.Locale.ROOT,
+                "%05d-floe-rebuilt-%s.metadata.json",
+                versionOf(current.metadataFileLocation()) + 1,
+                UUID.randomUUID()));
         journal.fileStarted(location);
         RebuiltVersion.write(rebuilt, mapDb.catalog().io().newOutputFile(location));
         String empty = mapDb.catalog().metadataLocation(journal.scratch());
         mapDb.catalog().dropTable(journal.scratch(), false);
         mapDb.catalog().registerTable(journal.scratch(), location);
         mapDb.catalog().io().deleteFile(empty);
+    }
+
+    /** The number a metadata file's name starts with ({@code 00012-<uuid>.metadata.json}), 0 if none. */
+    static int versionOf(String location) {
+        String name = location == null ? "" : location.substring(location.lastIndexOf('/') + 1);
+        int digits = 0;
+        while (digits < name.length() && Character.isDigit(name.charAt(digits))) {
+            digits++;
+        }
+        try {
+            return digits == 0 ? 0 : Integer.parseInt(name.substring(0, digits));
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     @Override
