@@ -49,9 +49,11 @@ public final class BenchIngest extends Ingest {
             "                           metadataBytes (on disk, every <series-every>-th commit, else empty)",
             "  -Dbench.series-every=K   how often the series samples metadataBytes (default 50)",
             "  -Dbench.stop-after-collapse=N",
-            "                           stop N commits after the first observed history collapse (a commit",
-            "                           after which its handle held fewer snapshots than before: someone",
-            "                           else rewrote the table); <commits> stays the upper bound",
+            "                           stop N commits after the first commit that landed on someone else's",
+            "                           rewrite of the table (its handle held fewer snapshots than before,",
+            "                           or below its new head is a replace that rewrote data files: floe's",
+            "                           rebuilt snapshot on top of the history it kept); <commits> stays the",
+            "                           upper bound",
             "  -Dbench.heap-probe-every=K",
             "                           after every K-th commit (and at the end) run a full collection",
             "                           (System.gc()) and note the heap still in use: liveHeapBytes is the",
@@ -82,7 +84,7 @@ public final class BenchIngest extends Ingest {
             "place; 0 if none ran); liveHeapBytes the most heap in use after a probe's full collection",
             "outside a rebuild, medianLiveHeapBytes the median of those probes (-1 without",
             "-Dbench.heap-probe-every); firstCollapseAt the commit after which the first",
-            "collapse was seen (0: none).");
+            "rewrite by someone else was seen, as -Dbench.stop-after-collapse tells one (0: none).");
 
     /** Maintained mode: snapshots expiry keeps, and metadata files delete-after-commit keeps. */
     static final int RETAIN_LAST = 10;
@@ -179,7 +181,7 @@ public final class BenchIngest extends Ingest {
 
     @Override
     protected void committed(Commit commit) throws IOException {
-        if (commit.handleCollapses() > 0 && firstCollapseAt.get() == 0) {
+        if (commit.handleRewrites() > 0 && firstCollapseAt.get() == 0) {
             firstCollapseAt.compareAndSet(0, commit.number());
         }
         if (options.heapProbeEvery() > 0 && commit.number() % options.heapProbeEvery() == 0) {

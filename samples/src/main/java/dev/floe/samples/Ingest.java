@@ -171,7 +171,7 @@ public class Ingest implements AutoCloseable {
 
     /** One commit as the program saw it, numbered in the order the commits completed (from 1). */
     public record Commit(
-            int number, long latencyNanos, long endMillis, int snapshots, int handleCollapses, Table table) {}
+            int number, long latencyNanos, long endMillis, int snapshots, int handleRewrites, Table table) {}
 
     // ---------------------------------------------------------------------------------------------
 
@@ -312,7 +312,7 @@ public class Ingest implements AutoCloseable {
                                 latencies[seq] = latency;
                                 int snapshots = handle.observeCommit();
                                 committed(new Commit(
-                                        seq + 1, latency, endMillis, snapshots, handle.collapses(), handle.table()));
+                                        seq + 1, latency, endMillis, snapshots, handle.rewrites(), handle.table()));
                                 if ((seq + 1) % progressEvery == 0 || seq + 1 == settings.commits) {
                                     Host.progress(seq + 1, settings.commits, start, latency);
                                 }

@@ -196,7 +196,21 @@ public final class TableFacts {
         return new Rewrites(rewrites, since >= 0 ? since : Math.max(0, ancestors - 1));
     }
 
-    private static boolean rewritesData(Snapshot snapshot) {
+    /**
+     * Whether the head of {@code table} was committed on someone's rewrite of it: below it, past
+     * rewrites of manifests only, is a snapshot that rewrote data files.
+     */
+    public static boolean onARewrite(Table table) {
+        Snapshot head = table.currentSnapshot();
+        Snapshot below = head == null || head.parentId() == null ? null : table.snapshot(head.parentId());
+        while (below != null && !rewritesData(below) && DataOperations.REPLACE.equals(below.operation())) {
+            below = below.parentId() == null ? null : table.snapshot(below.parentId());
+        }
+        return below != null && rewritesData(below);
+    }
+
+    /** Whether {@code snapshot} is a {@code replace} that added or removed data files. */
+    static boolean rewritesData(Snapshot snapshot) {
         Map<String, String> summary = snapshot.summary();
         return DataOperations.REPLACE.equals(snapshot.operation())
                 && summary != null

@@ -13,8 +13,8 @@ import org.apache.iceberg.types.Types;
  * A host for the crash tests that knows nothing of floe: one writer appending through one handle,
  * printing {@code acked <firstId> <count>} after each commit returns, so the test knows exactly
  * which rows were committed before the JVM died. Ids continue after the rows already in the table.
- * It stops after {@code maxCommits}, or {@code afterCollapse} commits after it first sees its
- * table's history shrink (someone rebuilt it). It prints {@code table-uuid <uuid>} first.
+ * It stops after {@code maxCommits}, or {@code afterCollapse} commits after it first sees that
+ * someone rebuilt its table (its history shrank, or its commit landed on a rewrite of data files). It prints {@code table-uuid <uuid>} first.
  *
  * <p>Arguments: catalog ({@code mapdb} or {@code jdbc}, see {@link CrashCatalog}), its folder,
  * maxCommits, rowsPerCommit, afterCollapse (-1: never stop early).
@@ -75,7 +75,9 @@ public final class CrashHost {
             System.out.flush();
             next += rows;
             int snapshots = ((java.util.Collection<?>) table.snapshots()).size();
-            if (sinceCollapse < 0 && lastSnapshots >= 0 && snapshots < lastSnapshots) {
+            boolean rebuilt =
+                    lastSnapshots >= 0 && (snapshots < lastSnapshots || dev.floe.samples.TableFacts.onARewrite(table));
+            if (sinceCollapse < 0 && rebuilt) {
                 sinceCollapse = 0;
             } else if (sinceCollapse >= 0) {
                 sinceCollapse += 1;
