@@ -31,7 +31,8 @@ class BenchSmokeTest {
             "jdbc", "jdbc-growth.csv",
             "incremental", "incremental-wa.csv",
             "upsert", "upsert.csv",
-            "rest", "rest.csv");
+            "rest", "rest.csv",
+            "history", "history.csv");
 
     @TempDir
     Path dir;
