@@ -100,11 +100,8 @@ final class CompactRun {
                 ? 0
                 : Math.max(1, (plan.rewrittenBytes() + settings.targetFileBytes() - 1) / settings.targetFileBytes());
         List<String> retired = new ArrayList<>(RetiredMetadata.of(session.rebuild(), identifier, metadata));
-        if (plan.keptSnapshots() > 0) {
-            // the rebuilt version goes on from this one's metadata log: what it lists is not retired
-            retired.remove(metadata.metadataFileLocation());
-            metadata.previousFiles().forEach(entry -> retired.remove(entry.file()));
-        }
+        // the rebuilt version goes on from this one's metadata log: what it lists is not retired
+        retired.removeAll(RebuildPreview.metadataStillListed(metadata, settings, plan.keptSnapshots()));
         int retiredMetadata = retired.size();
         out.println("  snapshots       " + Text.count(metadata.snapshots().size()) + " -> 1"
                 + (plan.keptSnapshots() == 0
