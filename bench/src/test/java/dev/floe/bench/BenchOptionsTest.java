@@ -103,7 +103,9 @@ class BenchOptionsTest {
         int collapsedAt = Integer.parseInt(result.get("firstCollapseAt"));
         assertThat(collapsedAt).as(child.output()).isGreaterThan(8);
         assertThat(result).containsEntry("commits", Integer.toString(collapsedAt + 3));
-        assertThat(Integer.parseInt(result.get("rewrites"))).as("floe's rebuilds on main").isPositive();
+        assertThat(Integer.parseInt(result.get("rewrites")))
+                .as("floe's rebuilds on main")
+                .isPositive();
         assertThat(result.get("rows")).isEqualTo(Integer.toString((collapsedAt + 3) * 2));
         assertThat(result.get("distinctIds")).isEqualTo(result.get("rows"));
     }
