@@ -46,6 +46,21 @@ final class FloeMBeans {
         return new long[] {attribute(id, "Rebuilds", 0L), attribute(id, "RebuildFailures", 0L)};
     }
 
+    /**
+     * {@link #rebuildsAndFailures} of a table that must not have been rebuilt yet: the commit about to
+     * be made is the one meant to start its rebuild. Throws when one ran already (something else
+     * added snapshots, a manifest merge say), instead of waiting for a rebuild that will not come.
+     */
+    static long[] noRebuildYet(TableIdentifier id) throws Exception {
+        long[] before = rebuildsAndFailures(id);
+        if (before[0] > 0 || before[1] > 0) {
+            throw new IllegalStateException("floe rebuilt " + id + " before the commit meant to trigger it ("
+                    + before[0] + " rebuilds, " + before[1] + " failed): run this host with"
+                    + " -Dfloe.merge.manifests=0 and -Dfloe.trigger.snapshots=<files+1>");
+        }
+        return before;
+    }
+
     /** Waits for the table's Rebuilds to pass {@code before[0]}; its LastReport, or throws. */
     static String awaitRebuild(TableIdentifier id, long[] before) throws Exception {
         long deadline = System.nanoTime() + 30L * 60 * 1_000_000_000L;

@@ -21,7 +21,7 @@ final class LowHeapBench {
         int files = h.sizes.lowHeapFiles;
         ChildJvm.Run child = h.run(
                 "lowheap",
-                List.of("-Xmx128m", h.agent(), "-Dfloe.trigger.snapshots=" + (files + 1)),
+                List.of("-Xmx128m", h.agent(), "-Dfloe.trigger.snapshots=" + (files + 1), "-Dfloe.merge.manifests=0"),
                 RebuildHost.class,
                 List.of(
                         "low-heap",

@@ -42,18 +42,20 @@ import org.apache.iceberg.types.Types;
  * Rebuilds}, {@code RebuildFailures}, {@code LastReport} and {@code LastError}.
  *
  * <pre>
- * java -javaagent:floe-agent.jar -Dfloe.trigger.snapshots=&lt;files+1&gt; -cp floe-bench.jar \
+ * java -javaagent:floe-agent.jar -Dfloe.trigger.snapshots=&lt;files+1&gt; -Dfloe.merge.manifests=0 -cp floe-bench.jar \
  *     dev.floe.bench.RebuildHost throughput &lt;catalog.properties&gt; &lt;rows&gt; &lt;files&gt;
- * java -Xmx128m -javaagent:floe-agent.jar -Dfloe.trigger.snapshots=&lt;files+1&gt; -cp floe-bench.jar \
+ * java -Xmx128m -javaagent:floe-agent.jar -Dfloe.trigger.snapshots=&lt;files+1&gt; -Dfloe.merge.manifests=0 -cp floe-bench.jar \
  *     dev.floe.bench.RebuildHost low-heap &lt;catalog.properties&gt; &lt;data-bytes&gt; &lt;files&gt;
  * </pre>
  */
 public final class RebuildHost {
     static final String USAGE = String.join(
             "\n",
-            "usage: java -javaagent:floe-agent.jar -Dfloe.trigger.snapshots=<files+1> -cp floe-bench.jar \\",
+            "usage: java -javaagent:floe-agent.jar -Dfloe.trigger.snapshots=<files+1> -Dfloe.merge.manifests=0 \\",
+            "           -cp floe-bench.jar \\",
             "           dev.floe.bench.RebuildHost throughput <catalog.properties> <rows> <files>",
-            "       java -Xmx128m -javaagent:floe-agent.jar -Dfloe.trigger.snapshots=<files+1> -cp ... \\",
+            "       java -Xmx128m -javaagent:floe-agent.jar -Dfloe.trigger.snapshots=<files+1> \\",
+            "           -Dfloe.merge.manifests=0 -cp ... \\",
             "           dev.floe.bench.RebuildHost low-heap <catalog.properties> <data-bytes> <files>",
             "",
             "throughput: twice (tables bench.warm, then bench.measured; the first round warms the JIT for",
@@ -64,7 +66,8 @@ public final class RebuildHost {
             "     of 131072 rows, into one file; both timed;",
             "  2. floe: one more commit of one row crosses floe.trigger.snapshots; the rebuild runs on",
             "     floe's thread while this one waits for the table's MBean to count it, and its LastReport",
-            "     gives the stream phase (read + write) time, rows and bytes.",
+            "     gives the stream phase (read + write) time, rows and bytes. (A manifest merge between",
+            "     the commits would add a snapshot and start the rebuild one commit early: merges off.)",
             "low-heap: builds a table of <files> single-file commits, rows of an id and 256 random bytes,",
             "  about <data-bytes> on disk, then one more commit triggers a rebuild; reports whether it",
             "  succeeded and the peak heap while it ran (run it with -Xmx128m).",
@@ -153,7 +156,7 @@ public final class RebuildHost {
                 }
 
                 // 2. floe: one more commit crosses the trigger; wait for the rebuild
-                long[] before = FloeMBeans.rebuildsAndFailures(id);
+                long[] before = FloeMBeans.noRebuildYet(id);
                 table.newFastAppend()
                         .appendFile(Events.writeFile(table, rows, 1))
                         .commit();
@@ -206,7 +209,7 @@ public final class RebuildHost {
 
             System.gc();
             heap.reset();
-            long[] before = FloeMBeans.rebuildsAndFailures(id);
+            long[] before = FloeMBeans.noRebuildYet(id);
             table.newFastAppend().appendFile(writeRandomFile(table, rows, 1)).commit();
             String report = null;
             String error = null;

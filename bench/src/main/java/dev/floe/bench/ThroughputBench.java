@@ -22,7 +22,7 @@ final class ThroughputBench {
         int files = h.sizes.throughputFiles;
         ChildJvm.Run child = h.run(
                 "throughput",
-                List.of(h.agent(), "-Dfloe.trigger.snapshots=" + (files + 1)),
+                List.of(h.agent(), "-Dfloe.trigger.snapshots=" + (files + 1), "-Dfloe.merge.manifests=0"),
                 RebuildHost.class,
                 List.of(
                         "throughput",
