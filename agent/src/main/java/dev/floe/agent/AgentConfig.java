@@ -214,6 +214,7 @@ public final class AgentConfig {
         int fullEvery = (int) v.count("floe.rebuild.full-every", 0);
         Duration historyKeep = v.duration("floe.history.keep");
         int historyKeepSnapshots = (int) v.count("floe.history.keep-snapshots", 1);
+        Duration rewriteAfter = v.durationOrOff("floe.history.rewrite-after");
         Duration grace = v.duration("floe.reclaim.grace");
         int handles = (int) v.count("floe.handles.max", 0);
         boolean jmx = v.bool("floe.jmx");
@@ -232,6 +233,7 @@ public final class AgentConfig {
             r.fullEvery = fullEvery;
             r.historyKeep = historyKeep;
             r.historyKeepSnapshots = historyKeepSnapshots;
+            r.historyRewriteAfter = rewriteAfter;
         });
         GuardSettings settings = new GuardSettings(
                 tables,

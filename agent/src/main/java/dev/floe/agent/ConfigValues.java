@@ -104,6 +104,11 @@ final class ConfigValues {
         return number * scale;
     }
 
+    /** {@link #duration}, or null for {@code off}. */
+    Duration durationOrOff(String key) throws ConfigException {
+        return "off".equalsIgnoreCase(raw(key).trim()) ? null : duration(key);
+    }
+
     Duration duration(String key) throws ConfigException {
         String value = raw(key).trim();
         if (value.toUpperCase(Locale.ROOT).startsWith("P")) {

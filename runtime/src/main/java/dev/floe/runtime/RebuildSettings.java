@@ -35,6 +35,9 @@ import java.time.Duration;
  *     one, for incremental readers and time travel; zero keeps none (default 1 hour)
  * @param historyKeepSnapshots the most snapshots a rebuild keeps, whatever else asks for more
  *     (default 2,000)
+ * @param historyRewriteAfter how old a kept snapshot must be before a rebuild rewrites it onto the
+ *     rebuilt layout, its small files then reclaimed (younger ones keep their layout for incremental
+ *     readers); null never rewrites (default 10 minutes)
  */
 public record RebuildSettings(
         int rowGroupRows,
@@ -49,7 +52,8 @@ public record RebuildSettings(
         double deleteRatio,
         int fullEvery,
         Duration historyKeep,
-        int historyKeepSnapshots) {
+        int historyKeepSnapshots,
+        Duration historyRewriteAfter) {
 
     public RebuildSettings {
         require(rowGroupRows > 0, "rowGroupRows must be positive: " + rowGroupRows);
@@ -65,6 +69,9 @@ public record RebuildSettings(
         require(fullEvery >= 0, "fullEvery must not be negative: " + fullEvery);
         require(!historyKeep.isNegative(), "historyKeep must not be negative: " + historyKeep);
         require(historyKeepSnapshots > 0, "historyKeepSnapshots must be positive: " + historyKeepSnapshots);
+        require(
+                historyRewriteAfter == null || !historyRewriteAfter.isNegative(),
+                "historyRewriteAfter must not be negative: " + historyRewriteAfter);
     }
 
     public static RebuildSettings defaults() {
@@ -81,7 +88,8 @@ public record RebuildSettings(
                 0.3,
                 0,
                 Duration.ofHours(1),
-                2000);
+                2000,
+                Duration.ofMinutes(10));
     }
 
     /**
@@ -114,6 +122,7 @@ public record RebuildSettings(
         public int fullEvery;
         public Duration historyKeep;
         public int historyKeepSnapshots;
+        public Duration historyRewriteAfter;
 
         private Copy(RebuildSettings from) {
             try {

@@ -29,11 +29,12 @@ class PackageLayersTest {
             "install", 3,
             "upkeep", 4,
             "deltas", 4,
-            "rebuild", 5,
-            "guard", 6,
-            "rest", 6);
+            "history", 5,
+            "rebuild", 6,
+            "guard", 7,
+            "rest", 7);
 
-    static final List<String> INTERNAL = List.of("rows", "deltas", "install");
+    static final List<String> INTERNAL = List.of("rows", "deltas", "install", "history");
 
     private static final Path RUNTIME = Path.of("src", "main", "java", "dev", "floe", "runtime");
     private static final Pattern NAMED = Pattern.compile("\\bdev\\.floe\\.runtime\\.(?:([a-z]\\w*)\\.)?[A-Z]");

@@ -27,7 +27,7 @@ import java.util.Set;
  */
 public final class CompactionMap {
     /** A contiguous stretch of rows: {@code length} rows from {@code sourceStart} of a source went to {@code targetStart} of {@code target}. */
-    record Run(long sourceStart, String target, long targetStart, long length) {}
+    public record Run(long sourceStart, String target, long targetStart, long length) {}
 
     /** Where one source row went. */
     record Position(String file, long position) {}
@@ -77,12 +77,13 @@ public final class CompactionMap {
         lastRuns.placed(sourcePos, lastTargetIndex, targetPos);
     }
 
-    boolean isKept(String file) {
+    /** Whether {@code file} was kept as it is: it maps to itself. */
+    public boolean isKept(String file) {
         return kept.contains(file);
     }
 
     /** Whether {@code file} was rewritten with a record of where its rows went. */
-    boolean isMapped(String file) {
+    public boolean isMapped(String file) {
         return sources.containsKey(file);
     }
 
@@ -98,13 +99,13 @@ public final class CompactionMap {
     }
 
     /** Every run of {@code source}, in source order; empty if none of its rows was written. */
-    List<Run> runsOf(String source) {
+    public List<Run> runsOf(String source) {
         SourceRuns runs = sources.get(source);
         return runs == null ? List.of() : runs.all(targets);
     }
 
     /** The rewritten sources, mapped or not: files whose location the rebuilt table no longer holds. */
-    Set<String> rewritten() {
+    public Set<String> rewritten() {
         if (rewritten == null || rewritten.size() != sources.size() + unmapped.size()) {
             Set<String> all = new HashSet<>(sources.keySet());
             all.addAll(unmapped);

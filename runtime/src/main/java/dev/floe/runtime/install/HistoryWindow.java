@@ -3,8 +3,11 @@ package dev.floe.runtime.install;
 import dev.floe.runtime.RebuildSettings;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableProperties;
@@ -49,8 +52,9 @@ public record HistoryWindow(Duration keep, int minSnapshots, int cap) {
 
     /**
      * The snapshots of {@code current} to keep, newest first: the ancestors of the head of {@code
-     * main} committed at {@code nowMillis - keep} or later, or among the newest {@code minSnapshots},
-     * at most {@code cap} of them.
+     * main}, then the snapshots floe rewrote onto a later layout (no longer ancestors: {@link
+     * RebuiltVersion#onTopOf}), committed at {@code nowMillis - keep} or later, or among the newest
+     * {@code minSnapshots}, at most {@code cap} of them.
      */
     public List<Snapshot> kept(TableMetadata current, long nowMillis) {
         List<Snapshot> kept = new ArrayList<>();
@@ -58,15 +62,36 @@ public record HistoryWindow(Duration keep, int minSnapshots, int cap) {
             return kept;
         }
         long oldest = nowMillis - keep.toMillis();
-        for (Snapshot snapshot = current.currentSnapshot();
-                snapshot != null && kept.size() < cap;
-                snapshot = snapshot.parentId() == null ? null : current.snapshot(snapshot.parentId())) {
-            if (snapshot.timestampMillis() < oldest && kept.size() >= minSnapshots) {
+        for (Snapshot snapshot : history(current)) {
+            if (kept.size() >= cap || (snapshot.timestampMillis() < oldest && kept.size() >= minSnapshots)) {
                 break;
             }
             kept.add(snapshot);
         }
         return kept;
+    }
+
+    /** The history of {@code main}, newest first: its ancestors, then the rewritten snapshots below them. */
+    static List<Snapshot> history(TableMetadata current) {
+        List<Snapshot> history = new ArrayList<>();
+        Set<Long> seen = new HashSet<>();
+        for (Snapshot snapshot = current.currentSnapshot();
+                snapshot != null;
+                snapshot = snapshot.parentId() == null ? null : current.snapshot(snapshot.parentId())) {
+            history.add(snapshot);
+            seen.add(snapshot.snapshotId());
+        }
+        List<Snapshot> rewritten = new ArrayList<>();
+        for (Snapshot snapshot : current.snapshots()) {
+            if (!seen.contains(snapshot.snapshotId())
+                    && snapshot.summary() != null
+                    && snapshot.summary().containsKey(HistoryRewrites.REWRITTEN)) {
+                rewritten.add(snapshot);
+            }
+        }
+        rewritten.sort(Comparator.comparingLong(Snapshot::sequenceNumber).reversed());
+        history.addAll(rewritten);
+        return history;
     }
 
     private static long parse(String value, long otherwise) {

@@ -56,6 +56,7 @@ final class InPlace extends Installation {
                 prewritten,
                 pinned,
                 HistoryWindow.of(settings, current.properties()),
+                rewrites,
                 settings.writerMarkers(),
                 journal);
         historyKept = kept(rebuilt, current);

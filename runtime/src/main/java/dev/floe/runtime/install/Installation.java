@@ -30,6 +30,8 @@ public abstract class Installation {
     private final Table target;
     /** How many snapshots of the live table the rebuilt version keeps below the rebuilt one. */
     int historyKept;
+    /** The kept snapshots rewritten onto the rebuilt layout, installed with it. */
+    HistoryRewrites rewrites = HistoryRewrites.NONE;
 
     Installation(
             RebuildCatalog catalog,
@@ -88,6 +90,16 @@ public abstract class Installation {
     /** How many of the live table's snapshots the rebuilt version keeps below the rebuilt one ({@link HistoryWindow}). */
     public final int historyKept() {
         return historyKept;
+    }
+
+    /** Whether the rebuilt version keeps {@code current}'s history below it (what {@link HistoryWindow} keeps). */
+    public boolean keepsHistory(TableMetadata current) {
+        return HistoryWindow.of(settings, current.properties()).keepsAny();
+    }
+
+    /** Installs {@code rewrites} with the rebuilt version (when this installation keeps history). */
+    public final void rewrite(HistoryRewrites rewrites) {
+        this.rewrites = rewrites;
     }
 
     /** The snapshots of {@code rebuilt} that are {@code current}'s: the history it keeps. */

@@ -38,6 +38,7 @@ final class RebuiltSnapshotCommit {
      * @param current the live table as read under the gate: whose snapshots the rebuild replaces
      * @param kept the ids of the snapshots of {@code current} the rebuilt one goes on top of: the
      *     writers found in them need no marker
+     * @param summary more entries for the rebuilt snapshot's summary
      */
     static void commit(
             Table scratch,
@@ -47,6 +48,7 @@ final class RebuiltSnapshotCommit {
             long pinned,
             int maxWriters,
             Set<Long> kept,
+            Map<String, String> summary,
             RebuildJournal journal) {
         WriterMarkers markers = WriterMarkers.of(current, maxWriters, kept);
         if (!markers.dropped().isEmpty()) {
@@ -82,6 +84,7 @@ final class RebuiltSnapshotCommit {
         markers.head().forEach(append::set);
         append.set(RebuiltFiles.REBUILD_OF, Long.toString(pinned));
         append.set(RebuiltFiles.SINCE_FULL, Integer.toString(files.sinceFull()));
+        summary.forEach(append::set);
         append.commit();
     }
 

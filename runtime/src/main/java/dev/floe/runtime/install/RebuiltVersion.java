@@ -6,14 +6,10 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.Snapshot;
-import org.apache.iceberg.SnapshotParser;
 import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
@@ -57,36 +53,68 @@ public final class RebuiltVersion {
             PrewrittenManifest prewritten,
             long pinned,
             HistoryWindow window,
+            HistoryRewrites rewrites,
             int maxWriters,
             RebuildJournal journal) {
         Set<Long> kept = new HashSet<>();
         window.kept(current, System.currentTimeMillis()).forEach(s -> kept.add(s.snapshotId()));
+        // a snapshot rewritten for this install stays for it, even if it left the window meanwhile
+        rewrites.ids().stream().filter(id -> current.snapshot(id) != null).forEach(kept::add);
         TableMetadata stripped = TableMetadata.buildFrom(current)
                 .removeSnapshots(current.snapshots())
                 .setProperties(extraProperties)
                 .build();
         StagedOperations staged = new StagedOperations(liveOps, stripped, journal::fileStarted);
         Table target = new BaseTable(staged, "floe-rebuild-of-" + current.uuid());
-        RebuiltSnapshotCommit.commit(target, files, prewritten, current, pinned, maxWriters, kept, journal);
+        RebuiltSnapshotCommit.commit(
+                target,
+                files,
+                prewritten,
+                current,
+                pinned,
+                maxWriters,
+                rewrites.ancestral(current, kept),
+                rewrites.rebuiltSummary(),
+                journal);
         TableMetadata made = staged.current();
         if (kept.isEmpty() || made.currentSnapshot() == null) {
             return made;
         }
-        return onTopOf(current, made, extraProperties, kept);
+        return onTopOf(current, made, extraProperties, kept, rewrites);
     }
 
     /**
-     * {@code current} with the snapshots outside {@code kept} removed and the snapshots {@code made}
-     * holds moved on top of its head, the newest of them (the rebuilt one) as a {@code replace}.
+     * {@code current} with the snapshots outside {@code kept} removed, those {@code rewrites} rewrote
+     * onto the new layout put in their place, and the snapshots {@code made} holds moved on top of
+     * its head, the newest of them (the rebuilt one) as a {@code replace}.
+     *
+     * <p>A rewritten snapshot has no parent, and neither has the oldest snapshot above it that keeps
+     * its layout: {@code main}'s ancestry ends there, so an incremental reader positioned on a
+     * rewritten snapshot fails as it would on an expired one, instead of reading a layout that no
+     * longer tells what each commit added. Iceberg's {@code TableMetadata.Builder} takes a snapshot
+     * with a sequence number below the table's last one only when it has no parent; the snapshots
+     * moved on top come after, so the table's last sequence number is the rebuilt snapshot's.
      */
     static TableMetadata onTopOf(
-            TableMetadata current, TableMetadata made, Map<String, String> extraProperties, Set<Long> kept) {
+            TableMetadata current,
+            TableMetadata made,
+            Map<String, String> extraProperties,
+            Set<Long> kept,
+            HistoryRewrites rewrites) {
         List<Snapshot> expired = new ArrayList<>();
+        List<Snapshot> rerooted = new ArrayList<>();
         for (Snapshot snapshot : current.snapshots()) {
             if (!kept.contains(snapshot.snapshotId())) {
                 expired.add(snapshot);
+            } else if (rewrites.has(snapshot.snapshotId())) {
+                expired.add(snapshot);
+                rerooted.add(rewrites.of(snapshot.snapshotId()));
+            } else if (snapshot.parentId() != null && rewrites.has(snapshot.parentId())) {
+                expired.add(snapshot);
+                rerooted.add(SnapshotJson.moved(snapshot, null, snapshot.operation()));
             }
         }
+        rerooted.sort(java.util.Comparator.comparingLong(Snapshot::sequenceNumber));
         List<Snapshot> chain = new ArrayList<>();
         for (Snapshot s = made.currentSnapshot();
                 s != null;
@@ -96,59 +124,21 @@ public final class RebuiltVersion {
         Collections.reverse(chain);
         TableMetadata.Builder builder =
                 TableMetadata.buildFrom(current).setProperties(extraProperties).removeSnapshots(expired);
+        rerooted.forEach(builder::addSnapshot);
         long head = current.currentSnapshot().snapshotId();
+        Long below = rewrites.has(head) ? null : head;
         Snapshot moved = null;
         for (int i = 0; i < chain.size(); i++) {
             Snapshot snapshot = chain.get(i);
             boolean rebuilt = i == chain.size() - 1;
-            moved = moved(
+            moved = SnapshotJson.moved(
                     snapshot,
-                    i == 0 ? head : snapshot.parentId(),
+                    i == 0 ? below : snapshot.parentId(),
                     rebuilt ? DataOperations.REPLACE : snapshot.operation());
             builder.addSnapshot(moved);
         }
         builder.setBranchSnapshot(moved.snapshotId(), SnapshotRef.MAIN_BRANCH);
         return builder.build();
-    }
-
-    private static final Pattern OWN_ID = Pattern.compile("\"snapshot-id\"\\s*:\\s*(-?\\d+)");
-    private static final Pattern PARENT = Pattern.compile(",\\s*\"parent-snapshot-id\"\\s*:\\s*-?\\d+");
-    private static final Pattern OPERATION =
-            Pattern.compile("\"summary\"\\s*:\\s*\\{\\s*\"operation\"\\s*:\\s*\"[a-z]+\"");
-
-    /**
-     * {@code snapshot} with {@code parent} as its parent and {@code operation} as its operation,
-     * through the JSON Iceberg writes for it ({@code parent-snapshot-id} right after {@code
-     * snapshot-id}, {@code operation} first in {@code summary}). Edited as text, not with Jackson:
-     * Iceberg's runtime jars for Spark and Flink relocate Jackson, so no Jackson type may appear in a
-     * call to Iceberg. The snapshot read back is checked, so an Iceberg that writes it otherwise fails
-     * the rebuild instead of installing a wrong snapshot.
-     */
-    static Snapshot moved(Snapshot snapshot, long parent, String operation) {
-        String json = PARENT.matcher(SnapshotParser.toJson(snapshot)).replaceFirst("");
-        Matcher id = OWN_ID.matcher(json);
-        if (!id.find()) {
-            throw new IllegalStateException("Iceberg wrote snapshot " + snapshot.snapshotId() + " without its id");
-        }
-        json = json.substring(0, id.end()) + ",\"parent-snapshot-id\":" + parent + json.substring(id.end());
-        json = OPERATION.matcher(json).replaceFirst("\"summary\":{\"operation\":\"" + operation + "\"");
-        Snapshot moved = SnapshotParser.fromJson(json);
-        if (moved.snapshotId() != snapshot.snapshotId()
-                || !Long.valueOf(parent).equals(moved.parentId())
-                || !operation.equals(moved.operation())
-                || moved.sequenceNumber() != snapshot.sequenceNumber()
-                || !Objects.equals(moved.manifestListLocation(), snapshot.manifestListLocation())
-                || !Objects.equals(withoutOperation(moved), withoutOperation(snapshot))) {
-            throw new IllegalStateException("Cannot move snapshot " + snapshot.snapshotId() + " onto " + parent
-                    + ": this Iceberg writes snapshots in a form floe does not know");
-        }
-        return moved;
-    }
-
-    private static Map<String, String> withoutOperation(Snapshot snapshot) {
-        Map<String, String> summary = new java.util.HashMap<>(snapshot.summary());
-        summary.remove("operation");
-        return summary;
     }
 
     /**

@@ -11,6 +11,7 @@ import dev.floe.runtime.seam.RebuildJournal;
 import dev.floe.runtime.seam.ReclaimJob;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import org.apache.iceberg.TableMetadata;
@@ -56,11 +57,24 @@ final class ScratchSwap extends Installation {
      * the scratch's spec id.
      */
     @Override
+    public boolean keepsHistory(TableMetadata current) {
+        return super.keepsHistory(current) && target().spec().specId() == current.defaultSpecId();
+    }
+
+    @Override
     public void commit(RebuiltFiles files, PrewrittenManifest prewritten, TableMetadata current, long pinned) {
         HistoryWindow window = HistoryWindow.of(settings, current.properties());
-        if (!window.keepsAny() || target().spec().specId() != current.defaultSpecId()) {
+        if (!keepsHistory(current)) {
             RebuiltSnapshotCommit.commit(
-                    target(), files, prewritten, current, pinned, settings.writerMarkers(), Set.of(), journal);
+                    target(),
+                    files,
+                    prewritten,
+                    current,
+                    pinned,
+                    settings.writerMarkers(),
+                    Set.of(),
+                    Map.of(),
+                    journal);
             historyKept = 0;
             return;
         }
@@ -72,6 +86,7 @@ final class ScratchSwap extends Installation {
                 prewritten,
                 pinned,
                 window,
+                rewrites,
                 settings.writerMarkers(),
                 journal);
         historyKept = kept(rebuilt, current);

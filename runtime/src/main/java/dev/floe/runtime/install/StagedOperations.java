@@ -23,12 +23,19 @@ import org.apache.iceberg.io.LocationProvider;
 final class StagedOperations implements TableOperations {
     private final TableOperations live;
     private final Consumer<String> started;
+    private final Long snapshotId;
     private TableMetadata staged;
 
     StagedOperations(TableOperations live, TableMetadata start, Consumer<String> started) {
+        this(live, start, started, null);
+    }
+
+    /** Staged operations whose one commit makes a snapshot of id {@code snapshotId} (null: a new id). */
+    StagedOperations(TableOperations live, TableMetadata start, Consumer<String> started, Long snapshotId) {
         this.live = live;
         this.staged = start;
         this.started = started;
+        this.snapshotId = snapshotId;
     }
 
     /** The version the commits so far have built. */
@@ -74,6 +81,6 @@ final class StagedOperations implements TableOperations {
 
     @Override
     public long newSnapshotId() {
-        return live.newSnapshotId();
+        return snapshotId != null ? snapshotId : live.newSnapshotId();
     }
 }

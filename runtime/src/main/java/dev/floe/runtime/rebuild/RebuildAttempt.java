@@ -5,6 +5,7 @@ import dev.floe.runtime.RebuildException;
 import dev.floe.runtime.TableKey;
 import dev.floe.runtime.deltas.CompactionMap;
 import dev.floe.runtime.deltas.DeltaRebase;
+import dev.floe.runtime.history.HistoryRewrite;
 import dev.floe.runtime.install.Installation;
 import dev.floe.runtime.install.PrewrittenManifest;
 import dev.floe.runtime.install.RebuiltFiles;
@@ -265,6 +266,18 @@ final class RebuildAttempt {
         }
         rebase.flush();
         prewritten = PrewrittenManifest.write(installation.target(), rebuiltFiles(), journal);
+        if (installation.keepsHistory(midway)) {
+            installation.rewrite(HistoryRewrite.prepare(
+                    live,
+                    liveOps,
+                    midway,
+                    base.currentSnapshot(),
+                    map,
+                    rebuiltFiles().pinned(),
+                    context.settings(),
+                    context.clock().millis(),
+                    journal));
+        }
         reached(CompactionStep.MANIFEST_WRITTEN);
         phases.end("catch-up");
     }

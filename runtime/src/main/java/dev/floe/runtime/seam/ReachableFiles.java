@@ -25,11 +25,18 @@ import org.apache.iceberg.io.FileIO;
  * <p>Manifests shared by many snapshots (fast appends carry them all forward) are read once.
  */
 public final class ReachableFiles {
+    /**
+     * The summary key of a rebuilt snapshot that names the file where the rebuild recorded where the
+     * rows of the files it consumed went (its layout map): a file of the table like any other.
+     */
+    public static final String LAYOUT_MAP = "floe.layout-map";
+
     private final FileIO io;
     private final boolean strict;
     private final Set<String> files = new LinkedHashSet<>();
     private final Set<String> manifestsRead = new HashSet<>();
-    private final Set<Long> snapshotsSeen = new HashSet<>();
+    /** Snapshots read, by id and manifest list: a snapshot rewritten onto a later layout keeps its id. */
+    private final Set<String> snapshotsSeen = new HashSet<>();
 
     /**
      * @param strict whether a manifest that cannot be found is an error (for what must be kept) or
@@ -64,11 +71,14 @@ public final class ReachableFiles {
             files.add(stats.path());
         }
         for (Snapshot snapshot : metadata.snapshots()) {
-            if (!snapshotsSeen.add(snapshot.snapshotId())) {
+            if (!snapshotsSeen.add(snapshot.snapshotId() + " " + snapshot.manifestListLocation())) {
                 continue;
             }
             if (snapshot.manifestListLocation() != null) {
                 files.add(snapshot.manifestListLocation());
+            }
+            if (snapshot.summary() != null && snapshot.summary().get(LAYOUT_MAP) != null) {
+                files.add(snapshot.summary().get(LAYOUT_MAP));
             }
             for (ManifestFile manifest : snapshot.allManifests(io)) {
                 addManifest(manifest, metadata);

@@ -114,6 +114,7 @@ class RebuiltVersionTest {
                 PrewrittenManifest.write(live, files, journal),
                 base.currentSnapshot().snapshotId(),
                 HistoryWindow.NONE,
+                HistoryRewrites.NONE,
                 settings.writerMarkers(),
                 journal);
     }

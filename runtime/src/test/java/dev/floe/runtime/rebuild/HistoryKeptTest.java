@@ -2,22 +2,13 @@ package dev.floe.runtime.rebuild;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.floe.catalog.FloeStateFile;
-import dev.floe.catalog.MapDbCatalog;
-import dev.floe.runtime.HandleRegistry;
-import dev.floe.runtime.Prune;
 import dev.floe.runtime.RebuildSettings;
-import dev.floe.runtime.WriterGate;
 import dev.floe.runtime.guard.TableGrowth;
-import dev.floe.runtime.seam.FloeState;
-import dev.floe.runtime.seam.IcebergRebuildCatalog;
 import dev.floe.runtime.seam.ReachableFiles;
 import dev.floe.runtime.testing.TestTables;
-import dev.floe.runtime.upkeep.Reclaimer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -32,8 +23,6 @@ import org.apache.iceberg.IncrementalAppendScan;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
-import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
@@ -54,7 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  * timestamp, with exactly the rows it had. In floe's catalog (a swap) and in place (JDBC on SQLite).
  */
 class HistoryKeptTest {
-    static final TableIdentifier EVENTS = TableIdentifier.of("db", "events");
+    static final TableIdentifier EVENTS = HistorySide.EVENTS;
     static final int ROUNDS = 6;
     static final int COMMITS = 12;
     static final int ROWS = 10;
@@ -75,47 +64,12 @@ class HistoryKeptTest {
         }
     }
 
-    /** One catalog a table lives in, and how floe rebuilds it there. */
-    private interface Side {
-        Catalog catalog();
-
-        CompactReport rebuild(RebuildSettings settings, CompactionProbe probe);
-
-        default Table table() {
-            return catalog().loadTable(EVENTS);
-        }
+    private HistorySide mapDb() {
+        return HistorySide.mapDb(root, opened);
     }
 
-    private Side mapDb() {
-        MapDbCatalog catalog = TestTables.catalog(root.resolve("mapdb"));
-        opened.add(catalog);
-        return side(catalog, new dev.floe.runtime.seam.MapDbRebuildCatalog(catalog));
-    }
-
-    private Side jdbc() {
-        FloeStateFile state = FloeStateFile.open(root.resolve("floe-state.db"));
-        JdbcCatalog jdbc = jdbcInstance();
-        opened.add(state);
-        opened.add(jdbc);
-        return side(jdbc, new IcebergRebuildCatalog(jdbc, FloeState.of(state)));
-    }
-
-    /** {@code catalog}, whose tables floe rebuilds through {@code rebuildCatalog}, and reclaims at once. */
-    private static Side side(Catalog catalog, dev.floe.runtime.seam.RebuildCatalog rebuildCatalog) {
-        ((org.apache.iceberg.catalog.SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
-        return new Side() {
-            public Catalog catalog() {
-                return catalog;
-            }
-
-            public CompactReport rebuild(RebuildSettings settings, CompactionProbe probe) {
-                CompactReport report = new Compactor(
-                                settings, new WriterGate(), new HandleRegistry(0), probe, Clock.systemUTC())
-                        .compactTable(rebuildCatalog, EVENTS, Prune.NONE);
-                new Reclaimer(rebuildCatalog).runAll(); // what the guard's thread does once the grace has passed
-                return report;
-            }
-        };
+    private HistorySide jdbc() {
+        return HistorySide.jdbc(root, opened);
     }
 
     private JdbcCatalog jdbcInstance() {
@@ -132,7 +86,7 @@ class HistoryKeptTest {
         readersAndTimeTravelAcrossRebuilds(jdbc());
     }
 
-    private void readersAndTimeTravelAcrossRebuilds(Side side) {
+    private void readersAndTimeTravelAcrossRebuilds(HistorySide side) {
         Table host = side.catalog().createTable(EVENTS, TestTables.SIMPLE);
         Versions versions = new Versions();
         Follower follower = new Follower(side); // reads after every commit
@@ -185,7 +139,7 @@ class HistoryKeptTest {
 
     @Test
     void theCapBoundsTheKeptHistoryAndWhatFellOutIsReclaimed() {
-        Side side = mapDb();
+        HistorySide side = mapDb();
         Table host = side.catalog().createTable(EVENTS, TestTables.SIMPLE);
         RebuildSettings capped = keepHour.with(s -> s.historyKeepSnapshots = 15);
         Versions versions = new Versions();
@@ -220,7 +174,7 @@ class HistoryKeptTest {
             s.reclaimGrace = Duration.ZERO;
             s.historyKeep = Duration.ZERO;
         });
-        Side side = mapDb();
+        HistorySide side = mapDb();
         Table host = side.catalog().createTable(EVENTS, TestTables.SIMPLE);
         host.updateProperties()
                 .set(org.apache.iceberg.TableProperties.MAX_SNAPSHOT_AGE_MS, Long.toString(3_600_000))
@@ -246,7 +200,7 @@ class HistoryKeptTest {
 
     @Test
     void anInstallRefusedInPlaceKeepsTheHistoryItStagedOver() {
-        Side side = jdbc();
+        HistorySide side = jdbc();
         Table host = side.catalog().createTable(EVENTS, TestTables.SIMPLE);
         Versions versions = new Versions();
         for (int c = 0; c < 8; c++) {
@@ -336,16 +290,16 @@ class HistoryKeptTest {
      * An incremental reader, as a streaming source is: plans {@link IncrementalAppendScan} from its
      * last position to the head of {@code main} and reads the appended files' rows.
      */
-    private static final class Follower {
-        final Side side;
+    static final class Follower {
+        final HistorySide side;
         final List<Long> ids = new ArrayList<>();
         Long position;
 
-        Follower(Side side) {
+        Follower(HistorySide side) {
             this(side, null);
         }
 
-        Follower(Side side, Long position) {
+        Follower(HistorySide side, Long position) {
             this.side = side;
             this.position = position;
         }
@@ -378,21 +332,21 @@ class HistoryKeptTest {
         }
     }
 
-    private static TableMetadata metadata(Table table) {
+    static TableMetadata metadata(Table table) {
         return ((HasTableOperations) table).operations().current();
     }
 
     /**
-     * Every data file and manifest under the table's folder is one the table references: what fell
+     * Every data file, manifest and layout map under the table's folder is one the table references: what fell
      * out of the history is reclaimed, and nothing the kept history references is gone.
      */
-    private static void assertOnDiskIsReachable(Table table) {
+    static void assertOnDiskIsReachable(Table table) {
         Set<String> reachable = TestTables.localPaths(ReachableFiles.of(metadata(table), table.io()));
         reachable.removeIf(f -> f.endsWith(".metadata.json"));
         String location = table.location();
         Set<String> onDisk = new TreeSet<>(TestTables.filesOnDisk(Path.of(
                 location.startsWith("file:") ? java.net.URI.create(location).getPath() : location)));
-        onDisk.removeIf(f -> !f.endsWith(".parquet") && !f.endsWith(".avro"));
+        onDisk.removeIf(f -> !f.endsWith(".parquet") && !f.endsWith(".avro") && !f.endsWith(".bin"));
         assertThat(onDisk).isEqualTo(reachable);
     }
 }

@@ -1,0 +1,146 @@
+package dev.floe.runtime.history;
+
+import dev.floe.runtime.RebuildSettings;
+import dev.floe.runtime.deltas.CompactionMap;
+import dev.floe.runtime.install.HistoryRewrites;
+import dev.floe.runtime.install.HistoryWindow;
+import dev.floe.runtime.install.RewrittenSnapshot;
+import dev.floe.runtime.seam.RebuildJournal;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.exceptions.NotFoundException;
+import org.apache.iceberg.io.OutputFile;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A step of a rebuild that keeps history (seed 001's second half): the kept snapshots older than
+ * {@code floe.history.rewrite-after} are rewritten onto the rebuilt layout ({@link SnapshotImage},
+ * {@link RewrittenSnapshot}), so that the small files only they referenced are reclaimed while every
+ * kept version still answers time travel with the same rows. Younger snapshots keep their layout:
+ * incremental readers and change consumers read what each commit added from it.
+ *
+ * <p>Prepared before the gate, from the rebuild's compaction map composed onto the layout map the
+ * previous rebuild left ({@link LayoutMap}); installed with the rebuilt version, in the same commit
+ * ({@link HistoryRewrites}). The composed map is written next to the table's metadata and named in
+ * the rebuilt snapshot's summary for the next rebuild.
+ *
+ * <p>Only format 2: format 1 has no deletes, and in format 3 Iceberg refuses a snapshot whose
+ * {@code first-row-id} is below the table's {@code next-row-id}, which every kept snapshot's is.
+ */
+public final class HistoryRewrite {
+    private static final Logger LOG = LoggerFactory.getLogger(HistoryRewrite.class);
+
+    private HistoryRewrite() {}
+
+    /**
+     * The rewrites of {@code current}'s kept snapshots onto {@code layout} (the rebuild's pinned data
+     * files), through {@code map}, the rebuild's compaction map. {@code pinned} is the snapshot the
+     * rebuild pinned: only it and older snapshots are rewritten.
+     */
+    public static HistoryRewrites prepare(
+            Table live,
+            TableOperations liveOps,
+            TableMetadata current,
+            Snapshot pinned,
+            CompactionMap map,
+            List<DataFile> layout,
+            RebuildSettings settings,
+            long nowMillis,
+            RebuildJournal journal) {
+        Duration after = settings.historyRewriteAfter();
+        HistoryWindow window = HistoryWindow.of(settings, current.properties());
+        if (after == null || current.formatVersion() != 2 || !window.keepsAny()) {
+            return HistoryRewrites.NONE;
+        }
+        LayoutMap composed = previous(live, current).composedWith(map, LayoutMap.THIS_REBUILD);
+        Map<String, DataFile> files = new HashMap<>();
+        layout.forEach(file -> files.put(file.location(), file));
+        SnapshotImage image = new SnapshotImage(live, files, composed);
+        RewrittenSnapshot writer = null;
+        Map<Long, Snapshot> rewritten = new LinkedHashMap<>();
+        long waitingFrom = Long.MAX_VALUE;
+        long cutoff = nowMillis - after.toMillis();
+        for (Snapshot snapshot : window.kept(current, nowMillis)) {
+            if (snapshot.timestampMillis() > cutoff || snapshot.sequenceNumber() > pinned.sequenceNumber()) {
+                waitingFrom = Math.min(waitingFrom, snapshot.sequenceNumber());
+                continue;
+            }
+            Set<String> listed = SnapshotFiles.of(snapshot, live.io(), current.specsById());
+            if (files.keySet().containsAll(listed)) {
+                continue; // on this layout already
+            }
+            try {
+                SnapshotImage.Result result = image.of(snapshot);
+                if (!result.frees()) {
+                    continue; // every file of it that left the layout is kept as it is: nothing to gain
+                }
+                if (writer == null) {
+                    writer = new RewrittenSnapshot(liveOps, current, journal);
+                }
+                rewritten.put(snapshot.snapshotId(), writer.write(snapshot, result.files(), pinned.snapshotId()));
+            } catch (RuntimeException e) {
+                LOG.warn(
+                        "floe: snapshot {} of {} keeps its layout: it could not be rewritten onto the rebuilt"
+                                + " one ({}); it is tried again at the next rebuild",
+                        snapshot.snapshotId(),
+                        live.name(),
+                        e.toString());
+                waitingFrom = Math.min(waitingFrom, snapshot.sequenceNumber());
+            }
+        }
+        LayoutMap next = composed.consumedFrom(waitingFrom);
+        Map<String, String> summary = new HashMap<>();
+        if (!next.isEmpty()) {
+            String location = liveOps.metadataFileLocation("floe-layout-map-" + UUID.randomUUID() + ".bin");
+            journal.fileStarted(location);
+            OutputFile out = live.io().newOutputFile(location);
+            next.write(out);
+            summary.put(LayoutMap.SUMMARY_KEY, location);
+        }
+        if (!rewritten.isEmpty()) {
+            LOG.info(
+                    "floe: the rebuild of {} rewrites {} kept snapshot(s) older than {} onto its layout",
+                    live.name(),
+                    rewritten.size(),
+                    after);
+        }
+        return new HistoryRewrites(rewritten, summary);
+    }
+
+    /** The layout map the newest rebuild of {@code current} left; empty if none (or it cannot be read). */
+    static LayoutMap previous(Table live, TableMetadata current) {
+        Snapshot newest = null;
+        for (Snapshot snapshot : current.snapshots()) {
+            if (snapshot.summary() != null
+                    && snapshot.summary().get(LayoutMap.SUMMARY_KEY) != null
+                    && (newest == null || snapshot.sequenceNumber() > newest.sequenceNumber())) {
+                newest = snapshot;
+            }
+        }
+        if (newest == null) {
+            return LayoutMap.empty();
+        }
+        String location = newest.summary().get(LayoutMap.SUMMARY_KEY);
+        try {
+            return LayoutMap.read(live.io().newInputFile(location), newest.sequenceNumber());
+        } catch (NotFoundException | IllegalStateException | java.io.UncheckedIOException e) {
+            LOG.warn(
+                    "floe: the layout map of {} ({}) cannot be read ({}); snapshots that need it keep their layout",
+                    live.name(),
+                    location,
+                    e.toString());
+            return LayoutMap.empty();
+        }
+    }
+}

@@ -1,0 +1,135 @@
+package dev.floe.runtime.install;
+
+import dev.floe.runtime.rows.GenericParquetWriters;
+import dev.floe.runtime.seam.RebuildJournal;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.RowDelta;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotSummary;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.deletes.PositionDelete;
+import org.apache.iceberg.deletes.PositionDeleteIndex;
+import org.apache.iceberg.deletes.PositionDeleteWriter;
+import org.apache.iceberg.encryption.EncryptedOutputFile;
+import org.apache.iceberg.io.OutputFileFactory;
+
+/**
+ * Writes one kept snapshot again over other files: the data files it is given (files of the
+ * rebuilt layout, or its own where it must keep them), with position deletes for every row of them
+ * that the version did not hold. The result is the same version of the table (same id, sequence
+ * number, timestamp, schema, rows), to be installed in the original's place ({@link
+ * HistoryRewrites}).
+ *
+ * <p>Its manifests and manifest list are made by Iceberg's own {@code RowDelta}, committed to
+ * staged operations ({@link StagedOperations}) over the table with no snapshot, whose new snapshot
+ * takes the original's id: its entries carry that id, and every data file and delete file the same
+ * sequence number, so each delete applies to the data file it names. The snapshot installed is the
+ * original with that manifest list, its summary's totals those of its new files ({@link
+ * SnapshotJson#rewritten}). Every file is named to the rebuild's journal before it is written.
+ */
+public final class RewrittenSnapshot {
+    /** A data file the rewritten snapshot lists, and the positions of it that the version did not hold. */
+    public record FileImage(DataFile file, PositionDeleteIndex deleted) {}
+
+    private static final List<String> TOTALS = List.of(
+            SnapshotSummary.TOTAL_RECORDS_PROP,
+            SnapshotSummary.TOTAL_FILE_SIZE_PROP,
+            SnapshotSummary.TOTAL_DATA_FILES_PROP,
+            SnapshotSummary.TOTAL_DELETE_FILES_PROP,
+            SnapshotSummary.TOTAL_POS_DELETES_PROP,
+            SnapshotSummary.TOTAL_EQ_DELETES_PROP);
+
+    private final TableOperations liveOps;
+    private final TableMetadata empty;
+    private final RebuildJournal journal;
+
+    /** A writer of rewritten snapshots of the table {@code liveOps} holds, as of {@code current}. */
+    public RewrittenSnapshot(TableOperations liveOps, TableMetadata current, RebuildJournal journal) {
+        this.liveOps = liveOps;
+        this.empty = TableMetadata.buildFrom(current)
+                .removeSnapshots(current.snapshots())
+                .build();
+        this.journal = journal;
+    }
+
+    /**
+     * {@code original} over {@code files}: written, not installed. {@code rebuildOf} (the snapshot the
+     * rebuild pinned) goes in its summary under {@link HistoryRewrites#REWRITTEN}.
+     */
+    public Snapshot write(Snapshot original, List<FileImage> files, long rebuildOf) {
+        StagedOperations staged = new StagedOperations(liveOps, empty, journal::fileStarted, original.snapshotId());
+        Table table = new BaseTable(staged, "floe-history-of-" + empty.uuid());
+        RowDelta delta = table.newRowDelta();
+        files.forEach(image -> delta.addRows(image.file()));
+        deletes(table, files).forEach(delta::addDeletes);
+        delta.commit();
+        Snapshot made = staged.current().snapshot(original.snapshotId());
+        Map<String, String> summary = new LinkedHashMap<>(original.summary() == null ? Map.of() : original.summary());
+        for (String total : TOTALS) {
+            String value = made.summary().get(total);
+            if (value != null) {
+                summary.put(total, value);
+            }
+        }
+        summary.put(HistoryRewrites.REWRITTEN, Long.toString(rebuildOf));
+        return SnapshotJson.rewritten(original, made.manifestListLocation(), summary);
+    }
+
+    /** One position-delete file per partition, of the rows each data file's version did not hold. */
+    private List<DeleteFile> deletes(Table table, List<FileImage> files) {
+        Map<String, List<FileImage>> byPartition = new LinkedHashMap<>();
+        for (FileImage image : files) {
+            if (image.deleted().isEmpty()) {
+                continue;
+            }
+            PartitionSpec spec = table.specs().get(image.file().specId());
+            byPartition
+                    .computeIfAbsent(
+                            image.file().specId() + "/"
+                                    + spec.partitionToPath(image.file().partition()),
+                            p -> new ArrayList<>())
+                    .add(image);
+        }
+        OutputFileFactory outputs = OutputFileFactory.builderFor(table, 3, System.nanoTime())
+                .format(FileFormat.PARQUET)
+                .operationId("floe-history")
+                .build();
+        PositionDelete<Record> delete = PositionDelete.create();
+        List<DeleteFile> written = new ArrayList<>();
+        for (List<FileImage> group : byPartition.values()) {
+            group.sort(Comparator.comparing(image -> image.file().location()));
+            DataFile first = group.get(0).file();
+            PartitionSpec spec = table.specs().get(first.specId());
+            EncryptedOutputFile out =
+                    spec.isPartitioned() ? outputs.newOutputFile(spec, first.partition()) : outputs.newOutputFile();
+            journal.fileStarted(out.encryptingOutputFile().location());
+            PositionDeleteWriter<Record> writer = new GenericParquetWriters(table.schema(), spec)
+                    .setAll(table.properties())
+                    .positionDeleteWriter(out, first.partition());
+            try (writer) {
+                for (FileImage image : group) {
+                    String path = image.file().location();
+                    image.deleted().forEach(pos -> writer.write(delete.set(path, pos)));
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("Cannot write the deletes of a rewritten snapshot", e);
+            }
+            written.add(writer.toDeleteFile());
+        }
+        return written;
+    }
+}

@@ -1,0 +1,255 @@
+package dev.floe.runtime.rebuild;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.floe.runtime.RebuildSettings;
+import dev.floe.runtime.install.HistoryRewrites;
+import dev.floe.runtime.testing.RowDeltas;
+import dev.floe.runtime.testing.TestTables;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotSummary;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.util.SnapshotUtil;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Kept snapshots rewritten onto the rebuilt layout ({@code floe.history.rewrite-after}, seed 001):
+ * every kept version answers time travel, by id and by timestamp, with exactly the rows it had,
+ * while it lists only the rebuilt files (with position deletes for the rows it did not hold, or its
+ * own files where a later delete took rows the rebuilt files no longer hold), and the small files
+ * only the old layouts referenced are gone from disk. In floe's catalog (a swap) and in place (JDBC
+ * on SQLite).
+ */
+class HistoryRewriteTest {
+    static final int ROUNDS = 4;
+    static final int COMMITS = 10;
+    static final int ROWS = 10;
+
+    @TempDir
+    Path root;
+
+    final List<AutoCloseable> opened = new ArrayList<>();
+    final RebuildSettings rewriteAll = RebuildSettings.defaults().with(s -> {
+        s.reclaimGrace = Duration.ZERO;
+        s.historyKeep = Duration.ofHours(1);
+        s.historyRewriteAfter = Duration.ZERO;
+    });
+
+    @AfterEach
+    void close() throws Exception {
+        for (AutoCloseable closeable : opened) {
+            closeable.close();
+        }
+    }
+
+    @Test
+    void swapRewritesKeptVersionsOntoTheRebuiltFiles() {
+        appendsAcrossRebuilds(HistorySide.mapDb(root, opened));
+    }
+
+    @Test
+    void inPlaceRewritesKeptVersionsOntoTheRebuiltFiles() {
+        appendsAcrossRebuilds(HistorySide.jdbc(root, opened));
+    }
+
+    private void appendsAcrossRebuilds(HistorySide side) {
+        Table host = side.catalog().createTable(HistorySide.EVENTS, TestTables.SIMPLE);
+        Versions versions = new Versions();
+        long next = 0;
+        for (int round = 0; round < ROUNDS; round++) {
+            for (int c = 0; c < COMMITS; c++) {
+                TestTables.append(host, TestTables.simpleRows(next, ROWS));
+                next += ROWS;
+                versions.record(host);
+            }
+            side.rebuild(rewriteAll, CompactionProbe.NONE);
+            Table table = side.table();
+            versions.assertEveryOneReadable(table);
+            assertOnTheRebuiltLayout(table);
+            HistoryKeptTest.assertOnDiskIsReachable(table);
+        }
+        Table table = side.table();
+        assertThat(table.snapshots()).hasSize(ROUNDS * COMMITS + ROUNDS);
+        assertThat(versions.readable(table)).isEqualTo(ROUNDS * COMMITS);
+        // no version lists a small file the host appended, and (every file on disk being referenced)
+        // they are gone: only the rebuilt layout's data files are left
+        assertThat(dataFilesOfAnyVersion(table)).isEqualTo(dataFiles(table, table.currentSnapshot()));
+        assertThat(onDisk(table)).doesNotContainAnyElementsOf(TestTables.localPaths(versions.appended));
+        // a rewritten snapshot is no longer an ancestor of main: an incremental reader positioned on
+        // one fails, as on an expired snapshot, instead of reading a layout that no longer tells what
+        // each commit added
+        long rewritten = versions.ids.get(COMMITS);
+        assertThat(SnapshotUtil.isAncestorOf(table, table.currentSnapshot().snapshotId(), rewritten))
+                .isFalse();
+        assertThatThrownBy(() -> new HistoryKeptTest.Follower(side, rewritten).poll())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("is not a parent ancestor");
+    }
+
+    @Test
+    void aVersionWhoseRowsALaterCommitDeletedKeepsTheFilesThatHoldThem() {
+        HistorySide side = HistorySide.jdbc(root, opened);
+        List<DataFile> files = RowDeltas.fourTinyFiles(side.catalog(), HistorySide.EVENTS, 2);
+        Table host = side.table();
+        Versions versions = new Versions();
+        versions.record(host);
+        // a position delete in one file, an equality delete in another: rows the versions before
+        // them hold, and that no rebuild keeps
+        host.newRowDelta()
+                .addDeletes(RowDeltas.positionDeletes(host, files.get(0), 3, 4))
+                .commit();
+        versions.record(host);
+        host.newRowDelta().addDeletes(RowDeltas.equalityDeletes(host, 25, 26)).commit();
+        versions.record(host);
+        TestTables.append(host, TestTables.simpleRows(40, 10));
+        versions.record(host);
+        side.rebuild(rewriteAll, CompactionProbe.NONE);
+        Table table = side.table();
+        versions.assertEveryOneReadable(table);
+        Snapshot beforeTheDeletes = table.snapshot(versions.ids.get(0));
+        assertThat(beforeTheDeletes.summary()).containsKey(HistoryRewrites.REWRITTEN);
+        // the two files that lost rows are listed as they were; the other two left for the rebuilt one
+        Set<String> listed = dataFiles(table, beforeTheDeletes);
+        assertThat(listed).contains(files.get(0).location(), files.get(2).location());
+        assertThat(listed).doesNotContain(files.get(1).location(), files.get(3).location());
+
+        TestTables.append(host, TestTables.simpleRows(50, 10));
+        versions.record(host);
+        side.rebuild(rewriteAll, CompactionProbe.NONE);
+        table = side.table();
+        versions.assertEveryOneReadable(table);
+        assertThat(versions.readable(table)).isEqualTo(versions.ids.size());
+        HistoryKeptTest.assertOnDiskIsReachable(table);
+    }
+
+    @Test
+    void snapshotsYoungerThanRewriteAfterKeepTheirLayout() {
+        HistorySide side = HistorySide.mapDb(root, opened);
+        Table host = side.catalog().createTable(HistorySide.EVENTS, TestTables.SIMPLE);
+        Versions versions = new Versions();
+        Set<String> appended = new HashSet<>();
+        for (int c = 0; c < COMMITS; c++) {
+            TestTables.append(host, TestTables.simpleRows(c * 10L, 10));
+            versions.record(host);
+            appended.addAll(dataFiles(host, host.currentSnapshot()));
+        }
+        side.rebuild(rewriteAll.with(s -> s.historyRewriteAfter = Duration.ofHours(1)), CompactionProbe.NONE);
+        Table table = side.table();
+        for (long id : versions.ids) {
+            Snapshot snapshot = table.snapshot(id);
+            assertThat(snapshot.summary()).doesNotContainKey(HistoryRewrites.REWRITTEN);
+            assertThat(appended).containsAll(dataFiles(table, snapshot));
+        }
+        assertThat(onDisk(table)).containsAll(TestTables.localPaths(appended));
+        versions.assertEveryOneReadable(table);
+    }
+
+    /** Every snapshot of {@code table} lists only data files its current snapshot lists, or its own that a later delete touched. */
+    private static void assertOnTheRebuiltLayout(Table table) {
+        Set<String> layout = dataFiles(table, table.currentSnapshot());
+        for (Snapshot snapshot : table.snapshots()) {
+            assertThat(layout)
+                    .as("the files of snapshot %s", snapshot.snapshotId())
+                    .containsAll(dataFiles(table, snapshot));
+            assertThat(snapshot.summary().get(SnapshotSummary.TOTAL_DATA_FILES_PROP))
+                    .isEqualTo(Integer.toString(dataFiles(table, snapshot).size()));
+            if (snapshot.snapshotId() != table.currentSnapshot().snapshotId()) {
+                assertThat(snapshot.summary()).containsKey(HistoryRewrites.REWRITTEN);
+                assertThat(snapshot.parentId()).isNull();
+            }
+        }
+    }
+
+    private static Set<String> dataFiles(Table table, Snapshot snapshot) {
+        Set<String> files = new HashSet<>();
+        try (CloseableIterable<FileScanTask> tasks =
+                table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
+            tasks.forEach(task -> files.add(task.file().location()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return files;
+    }
+
+    /** Every data file some snapshot of {@code table} lists. */
+    private static Set<String> dataFilesOfAnyVersion(Table table) {
+        Set<String> files = new HashSet<>();
+        table.snapshots().forEach(snapshot -> files.addAll(dataFiles(table, snapshot)));
+        return files;
+    }
+
+    /** The files under {@code table}'s location, as local paths. */
+    private static Set<String> onDisk(Table table) {
+        String location = table.location();
+        return TestTables.filesOnDisk(Path.of(
+                location.startsWith("file:") ? java.net.URI.create(location).getPath() : location));
+    }
+
+    /** The host's versions: each snapshot's id, time and rows (as fingerprints). */
+    private static final class Versions {
+        final List<Long> ids = new ArrayList<>();
+        final Map<Long, List<String>> rows = new LinkedHashMap<>();
+        final Map<Long, Long> times = new LinkedHashMap<>();
+        final Set<String> appended = new HashSet<>();
+
+        void record(Table table) {
+            table.refresh();
+            Snapshot snapshot = table.currentSnapshot();
+            snapshot.addedDataFiles(table.io()).forEach(file -> appended.add(file.location()));
+            ids.add(snapshot.snapshotId());
+            rows.put(snapshot.snapshotId(), TestTables.fingerprints(table));
+            times.put(snapshot.snapshotId(), snapshot.timestampMillis());
+        }
+
+        int readable(Table table) {
+            return (int) ids.stream().filter(id -> table.snapshot(id) != null).count();
+        }
+
+        /** Every recorded version the table still holds, by id and by its timestamp, field by field. */
+        void assertEveryOneReadable(Table table) {
+            for (long id : ids) {
+                if (table.snapshot(id) == null) {
+                    continue;
+                }
+                assertThat(read(table, IcebergGenerics.read(table).useSnapshot(id)))
+                        .as("version %s by id", id)
+                        .isEqualTo(rows.get(id));
+                long resolved = SnapshotUtil.snapshotIdAsOfTime(table, times.get(id));
+                if (rows.containsKey(resolved)) {
+                    assertThat(read(table, IcebergGenerics.read(table).asOfTime(times.get(id))))
+                            .as("version %s by timestamp", id)
+                            .isEqualTo(rows.get(resolved));
+                }
+            }
+            assertThat(readable(table)).isPositive();
+        }
+
+        private static List<String> read(Table table, IcebergGenerics.ScanBuilder scan) {
+            List<Record> records = new ArrayList<>();
+            try (CloseableIterable<Record> rows = scan.build()) {
+                rows.forEach(records::add);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return TestTables.fingerprints(records, table.schema());
+        }
+    }
+}
