@@ -43,6 +43,12 @@ public final class BenchIngest extends Ingest {
             "                           needed: retainLast alone keeps every snapshot younger than",
             "                           history.expire.max-snapshot-age-ms (5 days by default).",
             "  -Dbench.expire-every=N   maintained mode: expire after every N-th commit (default 100)",
+            "  -Dbench.expire-older-than-ms=W  maintained mode: expireOlderThan(now - W).retainLast(1)",
+            "                           instead (a window of history kept, as Iceberg's users keep one)",
+            "  -Dbench.pace-ms=P        wait P ms after each commit (a steady ingest instead of a flood)",
+            "  -Dbench.versions-window-ms=W  at the end, every version read back by id (VersionsReadBack):",
+            "                           RESULT adds keptContentBytes= currentContentBytes= keptVersions=",
+            "                           rewrittenVersions= versionsInWindow= versionsReadable=",
             "  -Dbench.series-csv=PATH  write one CSV row per commit to PATH: commit (1-based, in order of",
             "                           completion), endEpochMs, latencyMs, expireMs (maintained mode),",
             "                           snapshots (the committing handle's, after the commit), and",
@@ -96,7 +102,10 @@ public final class BenchIngest extends Ingest {
             int seriesEvery,
             int stopAfterCollapse,
             int heapProbeEvery,
-            boolean historyCheck) {
+            boolean historyCheck,
+            long paceMs,
+            long expireOlderThanMs,
+            long versionsWindowMs) {
         static Options fromSystemProperties() {
             return new Options(
                     IngestSettings.choice("bench.mode", "fast", "maintained").equals("maintained"),
@@ -105,7 +114,10 @@ public final class BenchIngest extends Ingest {
                     (int) IngestSettings.option("bench.stop-after-collapse", -1, 0),
                     (int) IngestSettings.option("bench.heap-probe-every", 0, 0),
                     IngestSettings.choice("bench.history-check", "false", "true")
-                            .equals("true"));
+                            .equals("true"),
+                    IngestSettings.option("bench.pace-ms", 0, 0),
+                    IngestSettings.option("bench.expire-older-than-ms", 0, 0),
+                    IngestSettings.option("bench.versions-window-ms", 0, 0));
         }
     }
 
@@ -115,6 +127,9 @@ public final class BenchIngest extends Ingest {
     private final AtomicLong maintenanceNanos = new AtomicLong();
     private final AtomicLong hostDataBytes = new AtomicLong();
     private final ThreadLocal<long[]> expireNanos = ThreadLocal.withInitial(() -> new long[1]);
+    /** Each commit's number and end time, for the versions check. */
+    private final List<long[]> committedAt = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+
     private volatile boolean stop;
 
     private final Options options = Options.fromSystemProperties();
@@ -166,10 +181,11 @@ public final class BenchIngest extends Ingest {
             append.commit();
             if (commits.incrementAndGet() % options.expireEvery() == 0) {
                 long e0 = System.nanoTime();
+                long window = options.expireOlderThanMs();
                 handle.table()
                         .expireSnapshots()
-                        .expireOlderThan(System.currentTimeMillis())
-                        .retainLast(RETAIN_LAST)
+                        .expireOlderThan(System.currentTimeMillis() - window)
+                        .retainLast(window > 0 ? 1 : RETAIN_LAST)
                         .commit();
                 expired = System.nanoTime() - e0;
                 maintenanceNanos.addAndGet(expired);
@@ -180,7 +196,14 @@ public final class BenchIngest extends Ingest {
     }
 
     @Override
-    protected void committed(Commit commit) throws IOException {
+    protected void committed(Commit commit) throws IOException, InterruptedException {
+        if (options.versionsWindowMs() > 0) {
+            committedAt.add(new long[] {commit.number(), commit.endMillis()});
+        }
+        if (options.paceMs() > 0) {
+            // paced: the next commit starts paceMs after this one ended (a steady ingest, not a flood)
+            Thread.sleep(options.paceMs());
+        }
         if (commit.handleRewrites() > 0 && firstCollapseAt.get() == 0) {
             firstCollapseAt.compareAndSet(0, commit.number());
         }
@@ -259,6 +282,14 @@ public final class BenchIngest extends Ingest {
         values.put("processWriteBytes", Long.toString(processWriteBytes()));
         if (options.historyCheck()) {
             HistoryReadBack.into(table, values);
+        }
+        if (options.versionsWindowMs() > 0) {
+            VersionsReadBack.into(
+                    table,
+                    committedAt,
+                    Long.parseLong(values.getOrDefault("rowsPerCommit", "1")),
+                    options.versionsWindowMs(),
+                    values);
         }
     }
 

@@ -34,6 +34,11 @@ final class Sizes {
     final int upsertTrigger;
     final int upsertScanSeconds;
     final int historyCommits;
+    final int rewriteCommits;
+    final long rewriteWindowMs;
+    final long rewriteAfterMs;
+    final long rewritePaceMs;
+    final int rewriteTrigger;
 
     Sizes(boolean quick) {
         this.quick = quick;
@@ -62,5 +67,10 @@ final class Sizes {
         upsertTrigger = quick ? 20 : 100;
         upsertScanSeconds = quick ? 20 : 120;
         historyCommits = quick ? 60 : 2_000;
+        rewriteCommits = quick ? 60 : 2_000;
+        rewriteWindowMs = quick ? 6_000 : 60_000;
+        rewriteAfterMs = quick ? 1_000 : 12_000;
+        rewritePaceMs = quick ? 40 : 40;
+        rewriteTrigger = quick ? 20 : 200;
     }
 }

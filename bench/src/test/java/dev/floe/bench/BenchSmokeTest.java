@@ -22,17 +22,18 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class BenchSmokeTest {
     /** Each part's CSV, by the part's name. */
-    private static final Map<String, String> CSV = Map.of(
-            "growth", "growth.csv",
-            "throughput", "throughput.csv",
-            "lowheap", "lowheap.csv",
-            "stall", "stall.csv",
-            "overhead", "overhead.csv",
-            "jdbc", "jdbc-growth.csv",
-            "incremental", "incremental-wa.csv",
-            "upsert", "upsert.csv",
-            "rest", "rest.csv",
-            "history", "history.csv");
+    private static final Map<String, String> CSV = Map.ofEntries(
+            Map.entry("growth", "growth.csv"),
+            Map.entry("throughput", "throughput.csv"),
+            Map.entry("lowheap", "lowheap.csv"),
+            Map.entry("stall", "stall.csv"),
+            Map.entry("overhead", "overhead.csv"),
+            Map.entry("jdbc", "jdbc-growth.csv"),
+            Map.entry("incremental", "incremental-wa.csv"),
+            Map.entry("upsert", "upsert.csv"),
+            Map.entry("rest", "rest.csv"),
+            Map.entry("history", "history.csv"),
+            Map.entry("rewrite", "rewrite.csv"));
 
     @TempDir
     Path dir;

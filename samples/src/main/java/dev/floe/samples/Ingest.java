@@ -56,6 +56,8 @@ public class Ingest implements AutoCloseable {
             "                           it for the whole run",
             "  -Dingest.handle=single   one handle, loaded once at start, shared by all threads",
             "  -Dingest.verify=false    skip the full-scan read-back at the end (rows/distinctIds=skipped)",
+            "  -Dingest.check-versions=true  read every version the table holds back at the end, by id",
+            "                           (versions= versionsExact= versionsRewritten=)",
             "  -Dingest.verify=own      check only this run's own ids at the end, each exactly once: other",
             "                           writers append to the table too (their rows: otherRows=)",
             "  -Dingest.first-id=N      this run's ids start at N, not after the rows already in the table",
@@ -243,6 +245,12 @@ public class Ingest implements AutoCloseable {
                 long s0 = System.nanoTime();
                 readBack = TableFacts.readBack(fresh, firstId, firstId + ownRows);
                 scanMs = (System.nanoTime() - s0) / 1_000_000;
+            }
+            if (settings.checkVersions) {
+                TableFacts.Versions versions = TableFacts.versions(fresh);
+                result.put("versions", Integer.toString(versions.versions()));
+                result.put("versionsExact", Integer.toString(versions.exact()));
+                result.put("versionsRewritten", Integer.toString(versions.rewritten()));
             }
             result.put("dataFiles", Long.toString(dataFiles));
             result.put("rows", readBack == null ? "skipped" : Long.toString(readBack.rows()));

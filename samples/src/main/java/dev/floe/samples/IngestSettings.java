@@ -23,6 +23,8 @@ public final class IngestSettings {
     final boolean verify;
     /** Whether the read-back checks only this run's own ids (other writers append too). */
     final boolean verifyOwn;
+    /** Whether every version the table holds is read back at the end ({@link TableFacts#versions}). */
+    final boolean checkVersions = Boolean.getBoolean("ingest.check-versions");
     /** The first id of this run, or -1: after the rows already in the table. */
     final long firstId;
     /** The file whose appearance stops the run before its next commit, or null. */

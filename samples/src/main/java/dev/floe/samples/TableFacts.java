@@ -11,6 +11,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.BitSet;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.iceberg.DataOperations;
@@ -120,6 +121,46 @@ public final class TableFacts {
             }
         }
         return files;
+    }
+
+    /**
+     * The versions a table holds and how many of them read back as their summaries say (append-only
+     * tables): each snapshot read by id holds {@code total-records - total-position-deletes} rows,
+     * each id once, and no fewer than an older snapshot; and how many of them floe rewrote onto a
+     * later layout ({@code floe.rewritten-onto}).
+     */
+    public record Versions(int versions, int exact, int rewritten) {}
+
+    /** {@link Versions} of {@code table}, every version read whole. */
+    public static Versions versions(Table table) throws IOException {
+        List<Snapshot> snapshots = new java.util.ArrayList<>();
+        table.snapshots().forEach(snapshots::add);
+        snapshots.sort(java.util.Comparator.comparingLong(Snapshot::sequenceNumber));
+        int exact = 0;
+        int rewritten = 0;
+        long previous = 0;
+        for (Snapshot snapshot : snapshots) {
+            if (snapshot.summary() != null && snapshot.summary().containsKey("floe.rewritten-onto")) {
+                rewritten++;
+            }
+            long expected = summaryLong(snapshot, SnapshotSummary.TOTAL_RECORDS_PROP)
+                    - Math.max(0, summaryLong(snapshot, SnapshotSummary.TOTAL_POS_DELETES_PROP));
+            Set<Long> ids = new HashSet<>();
+            long rows = 0;
+            try (CloseableIterable<Record> records = IcebergGenerics.read(table)
+                    .useSnapshot(snapshot.snapshotId())
+                    .build()) {
+                for (Record record : records) {
+                    rows++;
+                    ids.add((Long) record.getField("id"));
+                }
+            }
+            if (rows == expected && ids.size() == rows && rows >= previous) {
+                exact++;
+            }
+            previous = rows;
+        }
+        return new Versions(snapshots.size(), exact, rewritten);
     }
 
     /** A whole-number snapshot summary value; 0 without a snapshot, -1 when absent. */

@@ -97,6 +97,9 @@ abstract class CrashMatrix {
     /** Checks what the run restarted after a crash at {@code point} (null: a random kill) printed. */
     void restartedWith(String point, Jvm.Run restarted) {}
 
+    /** Checks more of the table read after the restart (every acknowledged row once is checked already). */
+    void tableHolds(Table table) throws IOException {}
+
     /** Whether the rebuild's journal was cleared before {@code point}: the restart has nothing to discard. */
     abstract boolean journalClearedBy(String point);
 
@@ -225,6 +228,7 @@ abstract class CrashMatrix {
                     .as("the table's UUID, as each run saw it")
                     .containsExactly(table.uuid().toString());
             assertRows(table, acked);
+            tableHolds(table);
             Set<String> referenced = referenced(table);
             referenced.addAll(checked.alsoReferenced());
             assertNothingOfFloesUnreferenced(CrashCatalog.warehouse(dir), referenced, table);
@@ -393,6 +397,9 @@ abstract class CrashMatrix {
         Set<String> manifests = new HashSet<>();
         for (Snapshot snapshot : metadata.snapshots()) {
             files.add(snapshot.manifestListLocation());
+            if (snapshot.summary() != null && snapshot.summary().get("floe.layout-map") != null) {
+                files.add(snapshot.summary().get("floe.layout-map")); // where the next rebuild finds its map
+            }
             for (ManifestFile manifest : snapshot.allManifests(table.io())) {
                 if (manifests.add(manifest.path())) {
                     files.add(manifest.path());

@@ -38,12 +38,13 @@ class IcebergVersionMatrixIT {
     @CsvSource({"1.9.2, ../compat/iceberg-1.9", "1.11.0, ../compat/iceberg-1.11", "1.12.0, ../compat/iceberg-1.12"})
     void theSampleIngestIsGuardedAndRebuiltOnEveryIcebergLine(String version, String compatModule) throws Exception {
         Path catalog = catalogProperties();
-        Path config =
-                floeProperties("floe.trigger.snapshots=20\nfloe.trigger.min-interval=1s\nfloe.merge.manifests=6\n");
+        // every rebuild also rewrites the kept versions onto its files, through this Iceberg's builder
+        Path config = floeProperties("floe.trigger.snapshots=20\nfloe.trigger.min-interval=1s\nfloe.merge.manifests=6\n"
+                + "floe.history.rewrite-after=0s\n");
 
         Jvm.Run run = Jvm.run(
                 dir.resolve("ingest.log"),
-                List.of(Jvm.agentArg(config)),
+                List.of(Jvm.agentArg(config), "-Dingest.check-versions=true"),
                 hostClassPath(compatModule),
                 "dev.floe.samples.Ingest",
                 catalog.toString(),
@@ -83,6 +84,11 @@ class IcebergVersionMatrixIT {
         assertThat(Long.parseLong(result.get("sinceRewrite")))
                 .as("snapshots since the last rebuild")
                 .isLessThan(COMMITS);
+        // every version kept reads back by id as it was, those rewritten onto a later layout too
+        assertThat(Integer.parseInt(result.get("versionsRewritten")))
+                .as(run.output())
+                .isPositive();
+        assertThat(result.get("versionsExact")).as(run.output()).isEqualTo(result.get("versions"));
     }
 
     /**

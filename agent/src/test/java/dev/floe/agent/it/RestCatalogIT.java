@@ -3,6 +3,7 @@ package dev.floe.agent.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.floe.samples.Events;
+import dev.floe.samples.TableFacts;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -273,6 +274,32 @@ class RestCatalogIT {
                 .as("every host commit and every rebuilt snapshot")
                 .isEqualTo(commits + rebuilt.size());
         assertEveryRowOnceAsWritten(back, commits * (long) ROWS);
+    }
+
+    /**
+     * Old versions rewritten onto the rebuilt files ({@code floe.history.rewrite-after=0s}) go through
+     * the REST server as Iceberg's own updates too: each rewritten snapshot removed and added again
+     * without a parent. Every version reads back by id with the rows it had.
+     */
+    @Test
+    void aRestCatalogTablesOldVersionsAreRewrittenOntoTheRebuiltFiles() throws Exception {
+        int commits = 3 * TRIGGER;
+        createTable();
+        Jvm.Run run = ingest("db.events", commits, "floe.history.keep=1h\nfloe.history.rewrite-after=0s\n");
+
+        assertThat(run.exitCode()).as(run.output()).isZero();
+        assertThat(run.lines("floe: rebuilt db.events")).as(run.output()).hasSizeGreaterThanOrEqualTo(2);
+        assertThat(run.lines("rewrites ")).as(run.output()).isNotEmpty();
+        assertThat(run.lines("ERROR")).as(run.output()).isEmpty();
+        assertThat(run.lines("WARN")).as(run.output()).isEmpty();
+        assertThat(serverLog()).doesNotContain("CommitFailedException");
+
+        try (RESTCatalog catalog = client("versions")) {
+            TableFacts.Versions versions = TableFacts.versions(catalog.loadTable(EVENTS));
+            assertThat(versions.rewritten()).isPositive();
+            assertThat(versions.exact()).isEqualTo(versions.versions());
+        }
+        assertEveryRowOnceAsWritten(readBack(), commits * (long) ROWS);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.floe.runtime.deltas;
 
+import dev.floe.runtime.rows.RollingParquetWriter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -7,6 +8,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.iceberg.data.Record;
 
 /**
  * Where a rebuild put each row it rewrote: for every source file it rewrote, runs of (source
@@ -26,6 +28,13 @@ import java.util.Set;
  * about 20 MB.
  */
 public final class CompactionMap {
+    /**
+     * The target of the runs of rows a prune dropped: recorded so that a version rewritten onto the
+     * new layout loses them too ({@code LayoutMap}), never a file; a delta against such a row finds it
+     * gone, as one against a deleted row does.
+     */
+    public static final String PRUNED = "floe:pruned";
+
     /** A contiguous stretch of rows: {@code length} rows from {@code sourceStart} of a source went to {@code targetStart} of {@code target}. */
     public record Run(long sourceStart, String target, long targetStart, long length) {}
 
@@ -77,6 +86,30 @@ public final class CompactionMap {
         lastRuns.placed(sourcePos, lastTargetIndex, targetPos);
     }
 
+    /** Row {@code sourcePos} of {@code source} was dropped by the prune. */
+    public void pruned(String source, long sourcePos) {
+        placed(source, sourcePos, PRUNED, sourcePos);
+    }
+
+    /**
+     * Records where a rebuild's rows go, each carrying its position at {@code positionAt} and its
+     * file's location right after it.
+     */
+    public RollingParquetWriter.Placement placement(int positionAt) {
+        return new RollingParquetWriter.Placement() {
+            @Override
+            public void placed(Record row, String location, long position) {
+                CompactionMap.this.placed(
+                        row.get(positionAt + 1).toString(), (Long) row.get(positionAt), location, position);
+            }
+
+            @Override
+            public void pruned(Record row) {
+                CompactionMap.this.pruned(row.get(positionAt + 1).toString(), (Long) row.get(positionAt));
+            }
+        };
+    }
+
     /** Whether {@code file} was kept as it is: it maps to itself. */
     public boolean isKept(String file) {
         return kept.contains(file);
@@ -95,11 +128,19 @@ public final class CompactionMap {
     /** Where row {@code pos} of the rewritten {@code source} went; null if the rebuild dropped it. */
     Position target(String source, long pos) {
         SourceRuns runs = sources.get(source);
-        return runs == null ? null : runs.target(pos, targets);
+        Position position = runs == null ? null : runs.target(pos, targets);
+        return position == null || PRUNED.equals(position.file()) ? null : position;
     }
 
-    /** Every run of {@code source}, in source order; empty if none of its rows was written. */
+    /** Every run of {@code source} into a file, in source order; empty if none of its rows was written. */
     public List<Run> runsOf(String source) {
+        return allRunsOf(source).stream()
+                .filter(r -> !PRUNED.equals(r.target()))
+                .toList();
+    }
+
+    /** Every run of {@code source}, in source order, those of the rows the prune dropped ({@link #PRUNED}) too. */
+    public List<Run> allRunsOf(String source) {
         SourceRuns runs = sources.get(source);
         return runs == null ? List.of() : runs.all(targets);
     }

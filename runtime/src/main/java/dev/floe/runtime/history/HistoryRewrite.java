@@ -1,5 +1,6 @@
 package dev.floe.runtime.history;
 
+import dev.floe.runtime.Prune;
 import dev.floe.runtime.RebuildSettings;
 import dev.floe.runtime.deltas.CompactionMap;
 import dev.floe.runtime.install.HistoryRewrites;
@@ -56,6 +57,7 @@ public final class HistoryRewrite {
             CompactionMap map,
             List<DataFile> layout,
             RebuildSettings settings,
+            Prune prune,
             long nowMillis,
             RebuildJournal journal) {
         Duration after = settings.historyRewriteAfter();
@@ -66,7 +68,7 @@ public final class HistoryRewrite {
         LayoutMap composed = previous(live, current).composedWith(map, LayoutMap.THIS_REBUILD);
         Map<String, DataFile> files = new HashMap<>();
         layout.forEach(file -> files.put(file.location(), file));
-        SnapshotImage image = new SnapshotImage(live, files, composed);
+        SnapshotImage image = new SnapshotImage(live, files, composed, prune);
         RewrittenSnapshot writer = null;
         Map<Long, Snapshot> rewritten = new LinkedHashMap<>();
         long waitingFrom = Long.MAX_VALUE;
@@ -78,12 +80,13 @@ public final class HistoryRewrite {
             }
             Set<String> listed = SnapshotFiles.of(snapshot, live.io(), current.specsById());
             if (files.keySet().containsAll(listed)) {
-                continue; // on this layout already
+                continue; // on this layout already (and a prune's rows are not in it: a kept file was read through it)
             }
             try {
                 SnapshotImage.Result result = image.of(snapshot);
-                if (!result.frees()) {
-                    continue; // every file of it that left the layout is kept as it is: nothing to gain
+                if (!result.worthIt()) {
+                    continue; // every file of it that left the layout is kept as it is, and holds no row the prune
+                    // drops
                 }
                 if (writer == null) {
                     writer = new RewrittenSnapshot(liveOps, current, journal);

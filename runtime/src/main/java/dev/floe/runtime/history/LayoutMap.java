@@ -31,9 +31,9 @@ import org.apache.iceberg.io.OutputFile;
  * entry records the sequence number of the rebuilt snapshot of the rebuild that consumed its file,
  * and a snapshot with a higher number never listed that file.
  *
- * <p>A row a rebuild dropped (a delete applied) is in no run: a snapshot from before that delete
- * counts more rows in the file than its runs hold, and keeps the file as it is ({@link
- * SnapshotImage}).
+ * <p>A row a rebuild dropped because it was deleted is in no run: a snapshot from before that
+ * delete keeps the file as it is ({@link SnapshotImage}). A row a prune dropped is in a run to
+ * {@link CompactionMap#PRUNED}: a snapshot rewritten onto the layout loses it, as the table did.
  */
 public final class LayoutMap {
     /** The summary key of a rebuilt snapshot that names its layout map. */
@@ -45,15 +45,7 @@ public final class LayoutMap {
     private static final int MAGIC = 0x464c4d31; // "FLM1"
 
     /** The runs of one file that left the layout, and the sequence number of the rebuilt snapshot that consumed it. */
-    record Entry(long consumedAt, List<Run> runs) {
-        long mapped() {
-            long rows = 0;
-            for (Run run : runs) {
-                rows += run.length();
-            }
-            return rows;
-        }
-    }
+    record Entry(long consumedAt, List<Run> runs) {}
 
     private final Map<String, Entry> entries;
 
@@ -90,17 +82,17 @@ public final class LayoutMap {
         for (Map.Entry<String, Entry> e : entries.entrySet()) {
             List<Run> runs = new ArrayList<>();
             for (Run run : e.getValue().runs()) {
-                if (map.isKept(run.target())) {
+                if (CompactionMap.PRUNED.equals(run.target()) || map.isKept(run.target())) {
                     runs.add(run);
                 } else if (map.isMapped(run.target())) {
-                    follow(run, map.runsOf(run.target()), runs);
+                    follow(run, map.allRunsOf(run.target()), runs);
                 }
             }
             composed.put(e.getKey(), new Entry(e.getValue().consumedAt(), runs));
         }
         for (String source : map.rewritten()) {
             if (map.isMapped(source)) {
-                composed.put(source, new Entry(consumedAt, map.runsOf(source)));
+                composed.put(source, new Entry(consumedAt, map.allRunsOf(source)));
             }
         }
         return new LayoutMap(composed);

@@ -1,8 +1,11 @@
 package dev.floe.runtime.history;
 
+import dev.floe.runtime.Prune;
+import dev.floe.runtime.deltas.CompactionMap;
 import dev.floe.runtime.deltas.CompactionMap.Run;
 import dev.floe.runtime.install.RewrittenSnapshot.FileImage;
 import dev.floe.runtime.rows.DeleteLoaders;
+import dev.floe.runtime.rows.RollingParquetWriter;
 import dev.floe.runtime.rows.TaskRows;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -42,21 +45,29 @@ final class SnapshotImage {
     private final Table table;
     private final Map<String, DataFile> layout;
     private final LayoutMap map;
+    private final Prune prune;
     private final BaseDeleteLoader loader;
 
-    /** The rows of {@code table}'s snapshots on {@code layout} (the rebuilt data files by location), through {@code map}. */
-    SnapshotImage(Table table, Map<String, DataFile> layout, LayoutMap map) {
+    /**
+     * The rows of {@code table}'s snapshots on {@code layout} (the rebuilt data files by location),
+     * through {@code map}, without those {@code prune} drops.
+     */
+    SnapshotImage(Table table, Map<String, DataFile> layout, LayoutMap map, Prune prune) {
         this.table = table;
         this.layout = layout;
         this.map = map;
+        this.prune = prune;
         this.loader = DeleteLoaders.onThisThread(delete -> table.io().newInputFile(delete.location()));
     }
 
-    /** What rewriting one snapshot found: its image, and how many of its files left the layout and how many of those it keeps. */
-    record Result(List<FileImage> files, int left, int keptAsTheyAre) {
-        /** Whether the rewrite frees any file: some file that left the layout is no longer referenced. */
-        boolean frees() {
-            return keptAsTheyAre < left;
+    /**
+     * What rewriting one snapshot found: its image, how many of its files left the layout and how
+     * many of those it keeps, and how many of its rows a prune dropped.
+     */
+    record Result(List<FileImage> files, int left, int keptAsTheyAre, long pruned) {
+        /** Whether the rewrite is worth making: it frees a file that left the layout, or drops what a prune dropped. */
+        boolean worthIt() {
+            return keptAsTheyAre < left || pruned > 0;
         }
     }
 
@@ -66,6 +77,7 @@ final class SnapshotImage {
         Map<String, DataFile> files = new LinkedHashMap<>();
         int left = 0;
         int keptAsTheyAre = 0;
+        long[] pruned = {0};
         try (CloseableIterable<FileScanTask> tasks =
                 table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
             for (FileScanTask task : tasks) {
@@ -82,6 +94,10 @@ final class SnapshotImage {
                 List<Run> moved = entry == null ? null : movedRows(held, entry.runs());
                 if (moved != null) {
                     for (Run run : moved) {
+                        if (CompactionMap.PRUNED.equals(run.target())) {
+                            pruned[0] += run.length();
+                            continue;
+                        }
                         files.putIfAbsent(run.target(), layout.get(run.target()));
                         present.computeIfAbsent(run.target(), l -> new Present())
                                 .add(run.targetStart(), run.length());
@@ -89,7 +105,8 @@ final class SnapshotImage {
                 } else {
                     keptAsTheyAre += 1;
                     files.put(location, file);
-                    present.computeIfAbsent(location, l -> new Present()).addAll(held);
+                    present.computeIfAbsent(location, l -> new Present())
+                            .addAll(prune.keepsEveryRow() ? held : withoutPruned(snapshot, task, pruned));
                 }
             }
         } catch (IOException e) {
@@ -98,7 +115,7 @@ final class SnapshotImage {
         List<FileImage> images = new ArrayList<>();
         files.forEach((location, file) ->
                 images.add(new FileImage(file, present.get(location).absentOf(file.recordCount()))));
-        return new Result(images, left, keptAsTheyAre);
+        return new Result(images, left, keptAsTheyAre, pruned[0]);
     }
 
     /**
@@ -120,7 +137,7 @@ final class SnapshotImage {
                     return null;
                 }
                 Run run = runs.get(r);
-                if (!layout.containsKey(run.target())) {
+                if (!CompactionMap.PRUNED.equals(run.target()) && !layout.containsKey(run.target())) {
                     return null;
                 }
                 long end = Math.min(range[1], run.sourceStart() + run.length());
@@ -168,6 +185,31 @@ final class SnapshotImage {
         });
         if (next[0] < rows) {
             held.add(next[0], rows - next[0]);
+        }
+        return held;
+    }
+
+    /** The positions of {@code task}'s file that {@code snapshot} held and the prune keeps; those it drops counted in {@code pruned}. */
+    private Present withoutPruned(Snapshot snapshot, FileScanTask task, long[] pruned) {
+        return read(snapshot, task, prune, pruned);
+    }
+
+    /** The positions of the rows of {@code task}'s file that {@code snapshot} held, read, without those {@code drop} drops. */
+    private Present read(Snapshot snapshot, FileScanTask task, Prune drop, long[] dropped) {
+        org.apache.iceberg.Schema schema = table.schemas().get(snapshot.schemaId());
+        TaskRows reader = TaskRows.of(table, snapshot.snapshotId(), TaskRows.withPositions(schema));
+        int at = schema.columns().size();
+        Present held = new Present();
+        try (CloseableIterable<Record> live = reader.rows(task)) {
+            for (Record row : live) {
+                if (RollingParquetWriter.drops(drop, row)) {
+                    dropped[0] += 1;
+                } else {
+                    held.add((Long) row.get(at), 1);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot read " + task.file().location(), e);
         }
         return held;
     }

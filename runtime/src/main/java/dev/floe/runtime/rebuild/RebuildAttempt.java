@@ -194,8 +194,7 @@ final class RebuildAttempt {
         int positionAt = base.schema().columns().size();
         map = new CompactionMap();
         plan.kept().forEach(file -> map.keep(file.location()));
-        RollingParquetWriter.Placement placement = (row, location, position) ->
-                map.placed(row.get(positionAt + 1).toString(), (Long) row.get(positionAt), location, position);
+        RollingParquetWriter.Placement placement = map.placement(positionAt);
         List<DataFile> files = new ArrayList<>();
         long rowsIn = 0;
         long rowsOut = 0;
@@ -275,6 +274,7 @@ final class RebuildAttempt {
                     map,
                     rebuiltFiles().pinned(),
                     context.settings(),
+                    prune,
                     context.clock().millis(),
                     journal));
         }

@@ -101,6 +101,9 @@ public final class RollingParquetWriter {
         Placement NONE = (row, location, position) -> {};
 
         void placed(Record row, String location, long position);
+
+        /** {@code row} was dropped by the prune. */
+        default void pruned(Record row) {}
     }
 
     /** Writes {@code rows} into an unpartitioned table, dropping those {@code prune} selects. */
@@ -115,25 +118,38 @@ public final class RollingParquetWriter {
     public Result write(Iterable<Record> rows, Prune prune, StructLike partition, boolean routed, Placement placement) {
         Files files = new Files(partition, routed, placement);
         List<Record> sample = new ArrayList<>();
+        // the rows seen while sampling, pruned ones too, so that the placement hears of each in order
+        List<Record> seen = new ArrayList<>();
+        java.util.BitSet prunedAt = new java.util.BitSet();
         long rowsIn = 0;
         try {
             for (Record row : rows) {
                 rowsIn += 1;
-                if (drops(prune, row)) {
+                boolean pruned = drops(prune, row);
+                if (files.factory != null) {
+                    if (pruned) {
+                        placement.pruned(row);
+                    } else {
+                        files.write(row);
+                    }
                     continue;
                 }
-                if (files.factory != null) {
-                    files.write(row);
+                if (pruned) {
+                    prunedAt.set(seen.size());
                 } else {
                     sample.add(row);
-                    if (sample.size() == SAMPLE_ROWS) {
-                        files.start(sample);
-                        sample.clear();
-                    }
+                }
+                seen.add(row);
+                if (sample.size() == SAMPLE_ROWS) {
+                    files.start(sample, seen, prunedAt);
+                    sample.clear();
+                    seen.clear();
                 }
             }
             if (files.factory == null && !sample.isEmpty()) {
-                files.start(sample);
+                files.start(sample, seen, prunedAt);
+            } else if (files.factory == null) {
+                seen.forEach(placement::pruned); // every row pruned: no file
             }
             files.closeCurrent();
             return new Result(List.copyOf(files.written), rowsIn, files.rowsOut);
@@ -174,7 +190,8 @@ public final class RollingParquetWriter {
         }
 
         /** Sizes row groups from {@code sample}, then writes it. */
-        void start(List<Record> sample) throws IOException {
+        /** Starts writing, sized by {@code sample}: writes {@code seen} but the rows {@code prunedAt} marks, which the placement hears of in their turn. */
+        void start(List<Record> sample, List<Record> seen, java.util.BitSet prunedAt) throws IOException {
             factory = appenderFactory();
             long rowGroup = rowGroupBytes(sample);
             if (key != null) {
@@ -195,8 +212,12 @@ public final class RollingParquetWriter {
             factory.set(
                     TableProperties.PARQUET_ROW_GROUP_CHECK_MAX_RECORD_COUNT,
                     Integer.toString(Math.max(100, settings.rowGroupRows() / 8)));
-            for (Record row : sample) {
-                write(row);
+            for (int i = 0; i < seen.size(); i++) {
+                if (prunedAt.get(i)) {
+                    placement.pruned(seen.get(i));
+                } else {
+                    write(seen.get(i));
+                }
             }
         }
 

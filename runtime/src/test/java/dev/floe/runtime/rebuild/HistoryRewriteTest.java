@@ -3,6 +3,7 @@ package dev.floe.runtime.rebuild;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.floe.runtime.Prune;
 import dev.floe.runtime.RebuildSettings;
 import dev.floe.runtime.install.HistoryRewrites;
 import dev.floe.runtime.testing.RowDeltas;
@@ -162,6 +163,52 @@ class HistoryRewriteTest {
         versions.assertEveryOneReadable(table);
     }
 
+    @Test
+    void aPrunedRowLeavesEveryRewrittenVersion() {
+        HistorySide side = HistorySide.jdbc(root, opened);
+        List<DataFile> files = RowDeltas.fourTinyFiles(side.catalog(), HistorySide.EVENTS, 2);
+        Table host = side.table();
+        Versions versions = new Versions();
+        versions.record(host);
+        // a later delete keeps the first file as it is in the versions before it: the prune reaches it there too
+        host.newRowDelta()
+                .addDeletes(RowDeltas.positionDeletes(host, files.get(0), 1))
+                .commit();
+        versions.record(host);
+        TestTables.append(host, TestTables.simpleRows(40, 10));
+        versions.record(host);
+        Prune forgetSevens = row -> (Long) row.getField("id") % 7 == 0;
+        side.rebuild(rewriteAll, CompactionProbe.NONE, forgetSevens);
+        Table table = side.table();
+        for (long id : versions.ids) {
+            List<String> expected = new ArrayList<>();
+            List<Record> rows =
+                    Versions.records(table, IcebergGenerics.read(table).useSnapshot(id));
+            assertThat(rows).as("version %s", id).noneMatch(row -> (Long) row.getField("id") % 7 == 0);
+            for (String row : versions.rows.get(id)) {
+                if (idOf(row) % 7 != 0) {
+                    expected.add(row); // field 1 is the id
+                }
+            }
+            assertThat(TestTables.fingerprints(rows, table.schema()))
+                    .as("version %s", id)
+                    .isEqualTo(expected);
+        }
+        assertThat(TestTables.fingerprints(table)).noneMatch(row -> idOf(row) % 7 == 0);
+        HistoryKeptTest.assertOnDiskIsReachable(table);
+    }
+
+    private static final java.util.regex.Pattern ID = java.util.regex.Pattern.compile("^\\{1=LONG:(-?\\d+),");
+
+    /** The id of a row's fingerprint, {@code {1=LONG:<id>,2=...}} (field 1 is the id). */
+    private static long idOf(String fingerprint) {
+        java.util.regex.Matcher id = ID.matcher(fingerprint);
+        if (!id.find()) {
+            throw new IllegalArgumentException("no id in " + fingerprint);
+        }
+        return Long.parseLong(id.group(1));
+    }
+
     /** Every snapshot of {@code table} lists only data files its current snapshot lists, or its own that a later delete touched. */
     private static void assertOnTheRebuiltLayout(Table table) {
         Set<String> layout = dataFiles(table, table.currentSnapshot());
@@ -243,13 +290,17 @@ class HistoryRewriteTest {
         }
 
         private static List<String> read(Table table, IcebergGenerics.ScanBuilder scan) {
+            return TestTables.fingerprints(records(table, scan), table.schema());
+        }
+
+        static List<Record> records(Table table, IcebergGenerics.ScanBuilder scan) {
             List<Record> records = new ArrayList<>();
             try (CloseableIterable<Record> rows = scan.build()) {
                 rows.forEach(records::add);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            return TestTables.fingerprints(records, table.schema());
+            return records;
         }
     }
 }

@@ -28,7 +28,11 @@ interface HistorySide {
 
     Catalog catalog();
 
-    CompactReport rebuild(RebuildSettings settings, CompactionProbe probe);
+    default CompactReport rebuild(RebuildSettings settings, CompactionProbe probe) {
+        return rebuild(settings, probe, Prune.NONE);
+    }
+
+    CompactReport rebuild(RebuildSettings settings, CompactionProbe probe, Prune prune);
 
     default Table table() {
         return catalog().loadTable(EVENTS);
@@ -57,10 +61,10 @@ interface HistorySide {
                 return catalog;
             }
 
-            public CompactReport rebuild(RebuildSettings settings, CompactionProbe probe) {
+            public CompactReport rebuild(RebuildSettings settings, CompactionProbe probe, Prune prune) {
                 CompactReport report = new Compactor(
                                 settings, new WriterGate(), new HandleRegistry(0), probe, Clock.systemUTC())
-                        .compactTable(rebuildCatalog, EVENTS, Prune.NONE);
+                        .compactTable(rebuildCatalog, EVENTS, prune);
                 new Reclaimer(rebuildCatalog).runAll(); // what the guard's thread does once the grace has passed
                 return report;
             }
