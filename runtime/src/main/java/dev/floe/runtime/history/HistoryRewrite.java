@@ -12,7 +12,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Snapshot;
@@ -41,6 +40,19 @@ import org.slf4j.LoggerFactory;
  */
 public final class HistoryRewrite {
     private static final Logger LOG = LoggerFactory.getLogger(HistoryRewrite.class);
+
+    /**
+     * Manifest lists of snapshots found not worth rewriting: every file of theirs that left the
+     * layout holds a row a later delete took, which no later rebuild brings back. Remembered (at most
+     * this many) so that an upserted table's old snapshots are not planned again at every rebuild.
+     */
+    private static final java.util.Set<String> NOT_WORTH_IT = java.util.Collections.newSetFromMap(
+            java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>(256, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+                    return size() > SnapshotFiles.REMEMBERED;
+                }
+            }));
 
     private HistoryRewrite() {}
 
@@ -73,25 +85,36 @@ public final class HistoryRewrite {
         Map<Long, Snapshot> rewritten = new LinkedHashMap<>();
         long waitingFrom = Long.MAX_VALUE;
         long cutoff = nowMillis - after.toMillis();
+        Map<Long, List<String>> written = new LinkedHashMap<>();
         for (Snapshot snapshot : window.kept(current, nowMillis)) {
             if (snapshot.timestampMillis() > cutoff || snapshot.sequenceNumber() > pinned.sequenceNumber()) {
                 waitingFrom = Math.min(waitingFrom, snapshot.sequenceNumber());
                 continue;
             }
-            Set<String> listed = SnapshotFiles.of(snapshot, live.io(), current.specsById());
-            if (files.keySet().containsAll(listed)) {
-                continue; // on this layout already (and a prune's rows are not in it: a kept file was read through it)
+            if (!readsTheRebuiltFiles(current.schemas().get(snapshot.schemaId()), current.schema())) {
+                continue; // a field it has is gone or changed type since: read with its schema, the rebuilt files would
+                // not give its rows
+            }
+            if (prune.keepsEveryRow() && NOT_WORTH_IT.contains(snapshot.manifestListLocation())) {
+                continue;
             }
             try {
+                if (SnapshotFiles.allIn(snapshot, live.io(), current.specsById(), files.keySet())) {
+                    continue; // on this layout already (and a prune's rows are not in it: a kept file was read through
+                    // it)
+                }
                 SnapshotImage.Result result = image.of(snapshot);
                 if (!result.worthIt()) {
-                    continue; // every file of it that left the layout is kept as it is, and holds no row the prune
-                    // drops
+                    // every file of it that left the layout is kept as it is, and holds no row the prune drops
+                    NOT_WORTH_IT.add(snapshot.manifestListLocation());
+                    continue;
                 }
                 if (writer == null) {
                     writer = new RewrittenSnapshot(liveOps, current, journal);
                 }
-                rewritten.put(snapshot.snapshotId(), writer.write(snapshot, result.files(), pinned.snapshotId()));
+                RewrittenSnapshot.Written done = writer.write(snapshot, result.files(), pinned.snapshotId());
+                rewritten.put(snapshot.snapshotId(), done.snapshot());
+                written.put(snapshot.snapshotId(), done.files());
             } catch (RuntimeException e) {
                 LOG.warn(
                         "floe: snapshot {} of {} keeps its layout: it could not be rewritten onto the rebuilt"
@@ -118,7 +141,27 @@ public final class HistoryRewrite {
                     rewritten.size(),
                     after);
         }
-        return new HistoryRewrites(rewritten, summary);
+        return new HistoryRewrites(rewritten, written, summary);
+    }
+
+    /**
+     * Whether a version of schema {@code then} reads the rebuilt files (written in {@code now}) as
+     * its own: every field it has is there, by id, with the same type. A field dropped since would
+     * read as null, and one widened since (int to long) would not read.
+     */
+    static boolean readsTheRebuiltFiles(org.apache.iceberg.Schema then, org.apache.iceberg.Schema now) {
+        if (then == null) {
+            return false;
+        }
+        for (org.apache.iceberg.types.Types.NestedField field :
+                org.apache.iceberg.types.TypeUtil.indexById(then.asStruct()).values()) {
+            org.apache.iceberg.types.Types.NestedField there = now.findField(field.fieldId());
+            if (there == null
+                    || (field.type().isPrimitiveType() && !field.type().equals(there.type()))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The layout map the newest rebuild of {@code current} left; empty if none (or it cannot be read). */

@@ -17,36 +17,46 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.io.FileIO;
 
 /**
- * The data files a snapshot lists, by location: what a rebuild checks against its layout to tell a
- * kept snapshot that is on it already from one to rewrite. Manifests never change once written, so
- * each is read once in this process and remembered (at most {@link #REMEMBERED} of them): fast
- * appends share their manifests between snapshots, and a rewritten snapshot is checked at every
- * rebuild while it is kept.
+ * Whether a snapshot lists only data files of a layout: what a rebuild checks of every kept
+ * snapshot to tell one on its layout already from one to rewrite. Manifest lists and manifests
+ * never change once written, so each is read once in this process and remembered (at most {@link
+ * #REMEMBERED} of each): fast appends share their manifests between snapshots, and a kept snapshot
+ * is checked at every rebuild while it is kept.
  */
 final class SnapshotFiles {
     static final int REMEMBERED = 20_000;
 
-    private static final Map<String, Set<String>> MANIFESTS =
-            Collections.synchronizedMap(new LinkedHashMap<>(1024, 0.75f, true) {
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<String, Set<String>> eldest) {
-                    return size() > REMEMBERED;
-                }
-            });
+    private static final Map<String, List<ManifestFile>> LISTS = remembered();
+    private static final Map<String, Set<String>> MANIFESTS = remembered();
 
     private SnapshotFiles() {}
 
-    static Set<String> of(Snapshot snapshot, FileIO io, Map<Integer, PartitionSpec> specs) {
-        Set<String> files = new HashSet<>();
-        for (ManifestFile manifest : snapshot.dataManifests(io)) {
+    /** Whether every data file {@code snapshot} lists is in {@code layout}. */
+    static boolean allIn(Snapshot snapshot, FileIO io, Map<Integer, PartitionSpec> specs, Set<String> layout) {
+        for (ManifestFile manifest : dataManifests(snapshot, io)) {
             Set<String> listed = MANIFESTS.get(manifest.path());
             if (listed == null) {
                 listed = read(manifest, io, specs);
                 MANIFESTS.put(manifest.path(), listed);
             }
-            files.addAll(listed);
+            if (!layout.containsAll(listed)) {
+                return false;
+            }
         }
-        return files;
+        return true;
+    }
+
+    private static List<ManifestFile> dataManifests(Snapshot snapshot, FileIO io) {
+        String list = snapshot.manifestListLocation();
+        if (list == null) {
+            return snapshot.dataManifests(io); // format 1 without a list: in the metadata itself
+        }
+        List<ManifestFile> manifests = LISTS.get(list);
+        if (manifests == null) {
+            manifests = List.copyOf(snapshot.dataManifests(io));
+            LISTS.put(list, manifests);
+        }
+        return manifests;
     }
 
     private static Set<String> read(ManifestFile manifest, FileIO io, Map<Integer, PartitionSpec> specs) {
@@ -60,5 +70,14 @@ final class SnapshotFiles {
             throw new UncheckedIOException("Cannot read manifest " + manifest.path(), e);
         }
         return Set.copyOf(listed);
+    }
+
+    private static <V> Map<String, V> remembered() {
+        return Collections.synchronizedMap(new LinkedHashMap<>(1024, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, V> eldest) {
+                return size() > REMEMBERED;
+            }
+        });
     }
 }

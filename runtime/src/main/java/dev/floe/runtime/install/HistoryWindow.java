@@ -20,8 +20,9 @@ import org.apache.iceberg.TableProperties;
  * own {@code history.expire.max-snapshot-age-ms} when the table sets it; the table's own {@code
  * history.expire.min-snapshots-to-keep}, when set, keeps at least that many newest snapshots however
  * old. Either way at most {@link RebuildSettings#historyKeepSnapshots()} are kept, so that metadata
- * stays bounded: the cap wins over every other setting. Only ancestors of the head of {@code main}
- * are kept: a rebuild refuses tables with other refs or staged snapshots.
+ * stays bounded: the cap wins over every other setting. Only the history of {@code main} is kept (its
+ * ancestors, and the old versions floe took off them, {@link #history}): a rebuild refuses tables
+ * with other refs or staged snapshots.
  */
 public record HistoryWindow(Duration keep, int minSnapshots, int cap) {
     /** Keeps nothing: the rebuilt snapshot replaces the history, as floe did before. */
@@ -52,8 +53,8 @@ public record HistoryWindow(Duration keep, int minSnapshots, int cap) {
 
     /**
      * The snapshots of {@code current} to keep, newest first: the ancestors of the head of {@code
-     * main}, then the snapshots floe rewrote onto a later layout (no longer ancestors: {@link
-     * RebuiltVersion#onTopOf}), committed at {@code nowMillis - keep} or later, or among the newest
+     * main}, then the snapshots floe rewrote onto a later layout or took off the ancestry with them
+     * (no longer ancestors: {@link RebuiltVersion#onTopOf}), committed at {@code nowMillis - keep} or later, or among the newest
      * {@code minSnapshots}, at most {@code cap} of them.
      */
     public List<Snapshot> kept(TableMetadata current, long nowMillis) {
@@ -71,8 +72,8 @@ public record HistoryWindow(Duration keep, int minSnapshots, int cap) {
         return kept;
     }
 
-    /** The history of {@code main}, newest first: its ancestors, then the rewritten snapshots below them. */
-    static List<Snapshot> history(TableMetadata current) {
+    /** The history of {@code main}, newest first: its ancestors, then the snapshots floe took off them below ({@link HistoryRewrites#placedByFloe}). */
+    public static List<Snapshot> history(TableMetadata current) {
         List<Snapshot> history = new ArrayList<>();
         Set<Long> seen = new HashSet<>();
         for (Snapshot snapshot = current.currentSnapshot();
@@ -83,9 +84,7 @@ public record HistoryWindow(Duration keep, int minSnapshots, int cap) {
         }
         List<Snapshot> rewritten = new ArrayList<>();
         for (Snapshot snapshot : current.snapshots()) {
-            if (!seen.contains(snapshot.snapshotId())
-                    && snapshot.summary() != null
-                    && snapshot.summary().containsKey(HistoryRewrites.REWRITTEN)) {
+            if (!seen.contains(snapshot.snapshotId()) && HistoryRewrites.placedByFloe(snapshot)) {
                 rewritten.add(snapshot);
             }
         }

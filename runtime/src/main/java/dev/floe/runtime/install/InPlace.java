@@ -60,6 +60,7 @@ final class InPlace extends Installation {
                 settings.writerMarkers(),
                 journal);
         historyKept = kept(rebuilt, current);
+        staged = rebuilt;
     }
 
     @Override

@@ -32,6 +32,8 @@ public abstract class Installation {
     int historyKept;
     /** The kept snapshots rewritten onto the rebuilt layout, installed with it. */
     HistoryRewrites rewrites = HistoryRewrites.NONE;
+    /** The version step 5 staged with history kept (null without): what the install makes live. */
+    TableMetadata staged;
 
     Installation(
             RebuildCatalog catalog,
@@ -100,6 +102,14 @@ public abstract class Installation {
     /** Installs {@code rewrites} with the rebuilt version (when this installation keeps history). */
     public final void rewrite(HistoryRewrites rewrites) {
         this.rewrites = rewrites;
+    }
+
+    /**
+     * After the install: deletes the files of the rewrites the installed version does not hold (their
+     * snapshot left the window before it), which the journal, cleared by the install, no longer lists.
+     */
+    public final void deleteUnusedRewrites() {
+        rewrites.deleteUnused(staged, liveOps.io());
     }
 
     /** The snapshots of {@code rebuilt} that are {@code current}'s: the history it keeps. */

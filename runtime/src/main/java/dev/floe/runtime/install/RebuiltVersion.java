@@ -57,9 +57,9 @@ public final class RebuiltVersion {
             int maxWriters,
             RebuildJournal journal) {
         Set<Long> kept = new HashSet<>();
+        // a snapshot rewritten before the gate that left the window since is expired as any other;
+        // its rewrite's files go after the install (HistoryRewrites.deleteUnused)
         window.kept(current, System.currentTimeMillis()).forEach(s -> kept.add(s.snapshotId()));
-        // a snapshot rewritten for this install stays for it, even if it left the window meanwhile
-        rewrites.ids().stream().filter(id -> current.snapshot(id) != null).forEach(kept::add);
         TableMetadata stripped = TableMetadata.buildFrom(current)
                 .removeSnapshots(current.snapshots())
                 .setProperties(extraProperties)
@@ -88,12 +88,15 @@ public final class RebuiltVersion {
      * onto the new layout put in their place, and the snapshots {@code made} holds moved on top of
      * its head, the newest of them (the rebuilt one) as a {@code replace}.
      *
-     * <p>A rewritten snapshot has no parent, and neither has the oldest snapshot above it that keeps
-     * its layout: {@code main}'s ancestry ends there, so an incremental reader positioned on a
-     * rewritten snapshot fails as it would on an expired one, instead of reading a layout that no
-     * longer tells what each commit added. Iceberg's {@code TableMetadata.Builder} takes a snapshot
-     * with a sequence number below the table's last one only when it has no parent; the snapshots
-     * moved on top come after, so the table's last sequence number is the rebuilt snapshot's.
+     * <p>A rewritten snapshot has no parent. Neither has any kept snapshot below the newest rewritten
+     * one, nor the oldest one above them, which keeps its layout: {@code main}'s ancestry ends there,
+     * so an incremental reader positioned on a rewritten snapshot fails as it would on an expired
+     * one, instead of reading a layout that no longer tells what each commit added. Those taken off
+     * the ancestry without a rewrite are marked {@link HistoryRewrites#ROOTED}, so that the window
+     * keeps them ({@link HistoryWindow#history}). Iceberg's {@code TableMetadata.Builder} takes a
+     * snapshot with a sequence number below the table's last one only when it has no parent; the
+     * snapshots moved on top come after, so the table's last sequence number is the rebuilt
+     * snapshot's. {@code main} keeps its own settings, and a re-added snapshot its statistics.
      */
     static TableMetadata onTopOf(
             TableMetadata current,
@@ -101,20 +104,25 @@ public final class RebuiltVersion {
             Map<String, String> extraProperties,
             Set<Long> kept,
             HistoryRewrites rewrites) {
+        long cut = rewrites.newestRewritten(current, kept);
         List<Snapshot> expired = new ArrayList<>();
-        List<Snapshot> rerooted = new ArrayList<>();
+        List<Snapshot> readded = new ArrayList<>();
         for (Snapshot snapshot : current.snapshots()) {
-            if (!kept.contains(snapshot.snapshotId())) {
+            long id = snapshot.snapshotId();
+            if (!kept.contains(id)) {
                 expired.add(snapshot);
-            } else if (rewrites.has(snapshot.snapshotId())) {
+            } else if (rewrites.has(id)) {
                 expired.add(snapshot);
-                rerooted.add(rewrites.of(snapshot.snapshotId()));
-            } else if (snapshot.parentId() != null && rewrites.has(snapshot.parentId())) {
+                readded.add(rewrites.of(id));
+            } else if ((snapshot.sequenceNumber() < cut && !HistoryRewrites.placedByFloe(snapshot))
+                    || (snapshot.parentId() != null
+                            && kept.contains(snapshot.parentId())
+                            && rewrites.has(snapshot.parentId()))) {
                 expired.add(snapshot);
-                rerooted.add(SnapshotJson.moved(snapshot, null, snapshot.operation()));
+                readded.add(SnapshotJson.rooted(snapshot));
             }
         }
-        rerooted.sort(java.util.Comparator.comparingLong(Snapshot::sequenceNumber));
+        readded.sort(java.util.Comparator.comparingLong(Snapshot::sequenceNumber));
         List<Snapshot> chain = new ArrayList<>();
         for (Snapshot s = made.currentSnapshot();
                 s != null;
@@ -124,9 +132,17 @@ public final class RebuiltVersion {
         Collections.reverse(chain);
         TableMetadata.Builder builder =
                 TableMetadata.buildFrom(current).setProperties(extraProperties).removeSnapshots(expired);
-        rerooted.forEach(builder::addSnapshot);
+        readded.forEach(builder::addSnapshot);
+        for (Snapshot snapshot : readded) {
+            current.statisticsFiles().stream()
+                    .filter(f -> f.snapshotId() == snapshot.snapshotId())
+                    .forEach(builder::setStatistics);
+            current.partitionStatisticsFiles().stream()
+                    .filter(f -> f.snapshotId() == snapshot.snapshotId())
+                    .forEach(builder::setPartitionStatistics);
+        }
         long head = current.currentSnapshot().snapshotId();
-        Long below = rewrites.has(head) ? null : head;
+        Long below = rewrites.has(head) && kept.contains(head) ? null : head;
         Snapshot moved = null;
         for (int i = 0; i < chain.size(); i++) {
             Snapshot snapshot = chain.get(i);
@@ -137,7 +153,12 @@ public final class RebuiltVersion {
                     rebuilt ? DataOperations.REPLACE : snapshot.operation());
             builder.addSnapshot(moved);
         }
-        builder.setBranchSnapshot(moved.snapshotId(), SnapshotRef.MAIN_BRANCH);
+        SnapshotRef main = current.ref(SnapshotRef.MAIN_BRANCH);
+        builder.setRef(
+                SnapshotRef.MAIN_BRANCH,
+                main == null
+                        ? SnapshotRef.branchBuilder(moved.snapshotId()).build()
+                        : SnapshotRef.builderFrom(main, moved.snapshotId()).build());
         return builder.build();
     }
 

@@ -9,6 +9,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
@@ -26,6 +27,7 @@ import org.apache.iceberg.deletes.PositionDeleteIndex;
 import org.apache.iceberg.deletes.PositionDeleteWriter;
 import org.apache.iceberg.encryption.EncryptedOutputFile;
 import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.util.StructLikeMap;
 
 /**
  * Writes one kept snapshot again over other files: the data files it is given (files of the
@@ -44,6 +46,9 @@ import org.apache.iceberg.io.OutputFileFactory;
 public final class RewrittenSnapshot {
     /** A data file the rewritten snapshot lists, and the positions of it that the version did not hold. */
     public record FileImage(DataFile file, PositionDeleteIndex deleted) {}
+
+    /** A rewritten snapshot, and every file written for it. */
+    public record Written(Snapshot snapshot, List<String> files) {}
 
     private static final List<String> TOTALS = List.of(
             SnapshotSummary.TOTAL_RECORDS_PROP,
@@ -70,53 +75,71 @@ public final class RewrittenSnapshot {
      * {@code original} over {@code files}: written, not installed. {@code rebuildOf} (the snapshot the
      * rebuild pinned) goes in its summary under {@link HistoryRewrites#REWRITTEN}.
      */
-    public Snapshot write(Snapshot original, List<FileImage> files, long rebuildOf) {
-        StagedOperations staged = new StagedOperations(liveOps, empty, journal::fileStarted, original.snapshotId());
-        Table table = new BaseTable(staged, "floe-history-of-" + empty.uuid());
-        RowDelta delta = table.newRowDelta();
-        files.forEach(image -> delta.addRows(image.file()));
-        deletes(table, files).forEach(delta::addDeletes);
-        delta.commit();
-        Snapshot made = staged.current().snapshot(original.snapshotId());
-        Map<String, String> summary = new LinkedHashMap<>(original.summary() == null ? Map.of() : original.summary());
-        for (String total : TOTALS) {
-            String value = made.summary().get(total);
-            if (value != null) {
-                summary.put(total, value);
+    public Written write(Snapshot original, List<FileImage> files, long rebuildOf) {
+        List<String> started = new ArrayList<>();
+        Consumer<String> named = location -> {
+            started.add(location);
+            journal.fileStarted(location);
+        };
+        try {
+            StagedOperations staged = new StagedOperations(liveOps, empty, named, original.snapshotId());
+            Table table = new BaseTable(staged, "floe-history-of-" + empty.uuid());
+            RowDelta delta = table.newRowDelta();
+            files.forEach(image -> delta.addRows(image.file()));
+            deletes(table, files, named).forEach(delta::addDeletes);
+            delta.commit();
+            Snapshot made = staged.current().snapshot(original.snapshotId());
+            Map<String, String> summary =
+                    new LinkedHashMap<>(original.summary() == null ? Map.of() : original.summary());
+            for (String total : TOTALS) {
+                String value = made.summary().get(total);
+                if (value != null) {
+                    summary.put(total, value);
+                }
             }
+            summary.put(HistoryRewrites.REWRITTEN, Long.toString(rebuildOf));
+            summary.remove(HistoryRewrites.ROOTED);
+            return new Written(SnapshotJson.rewritten(original, made.manifestListLocation(), summary), started);
+        } catch (RuntimeException e) {
+            // nothing references what was written so far: it goes now, not with the whole attempt
+            for (String file : started) {
+                try {
+                    liveOps.io().deleteFile(file);
+                } catch (RuntimeException gone) {
+                    // never written
+                }
+            }
+            throw e;
         }
-        summary.put(HistoryRewrites.REWRITTEN, Long.toString(rebuildOf));
-        return SnapshotJson.rewritten(original, made.manifestListLocation(), summary);
     }
 
     /** One position-delete file per partition, of the rows each data file's version did not hold. */
-    private List<DeleteFile> deletes(Table table, List<FileImage> files) {
-        Map<String, List<FileImage>> byPartition = new LinkedHashMap<>();
+    private List<DeleteFile> deletes(Table table, List<FileImage> files, Consumer<String> named) {
+        Map<Integer, StructLikeMap<List<FileImage>>> bySpec = new LinkedHashMap<>();
         for (FileImage image : files) {
             if (image.deleted().isEmpty()) {
                 continue;
             }
             PartitionSpec spec = table.specs().get(image.file().specId());
-            byPartition
-                    .computeIfAbsent(
-                            image.file().specId() + "/"
-                                    + spec.partitionToPath(image.file().partition()),
-                            p -> new ArrayList<>())
+            bySpec.computeIfAbsent(spec.specId(), id -> StructLikeMap.create(spec.partitionType()))
+                    .computeIfAbsent(image.file().partition(), p -> new ArrayList<>())
                     .add(image);
         }
+        List<List<FileImage>> byPartition = new ArrayList<>();
+        bySpec.values().forEach(partitions -> byPartition.addAll(partitions.values()));
         OutputFileFactory outputs = OutputFileFactory.builderFor(table, 3, System.nanoTime())
                 .format(FileFormat.PARQUET)
                 .operationId("floe-history")
                 .build();
         PositionDelete<Record> delete = PositionDelete.create();
         List<DeleteFile> written = new ArrayList<>();
-        for (List<FileImage> group : byPartition.values()) {
+        for (List<FileImage> group : byPartition) {
             group.sort(Comparator.comparing(image -> image.file().location()));
             DataFile first = group.get(0).file();
             PartitionSpec spec = table.specs().get(first.specId());
             EncryptedOutputFile out =
                     spec.isPartitioned() ? outputs.newOutputFile(spec, first.partition()) : outputs.newOutputFile();
-            journal.fileStarted(out.encryptingOutputFile().location());
+            named.accept(out.encryptingOutputFile().location());
             PositionDeleteWriter<Record> writer = new GenericParquetWriters(table.schema(), spec)
                     .setAll(table.properties())
                     .positionDeleteWriter(out, first.partition());

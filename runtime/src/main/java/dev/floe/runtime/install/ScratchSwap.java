@@ -76,6 +76,7 @@ final class ScratchSwap extends Installation {
                     Map.of(),
                     journal);
             historyKept = 0;
+            staged = null;
             return;
         }
         TableMetadata rebuilt = RebuiltVersion.stage(
@@ -90,6 +91,7 @@ final class ScratchSwap extends Installation {
                 settings.writerMarkers(),
                 journal);
         historyKept = kept(rebuilt, current);
+        staged = rebuilt;
         // numbered on from the live version, as a commit's would be: the host's next commit numbers on
         // from it, and a metadata file's number keeps telling how recent it is
         String location = liveOps.metadataFileLocation(String.format(

@@ -34,6 +34,16 @@ public final class SnapshotJson {
         return moved;
     }
 
+    /** {@code snapshot} without a parent, marked {@link HistoryRewrites#ROOTED}: taken off {@code main}'s ancestry as it is. */
+    static Snapshot rooted(Snapshot snapshot) {
+        Map<String, String> summary = new LinkedHashMap<>(summaryOf(snapshot));
+        summary.put(HistoryRewrites.ROOTED, "true");
+        summary.put("operation", snapshot.operation());
+        Snapshot rooted = fromJson(edit(snapshot, null, snapshot.manifestListLocation(), summary));
+        check(snapshot, rooted, null, snapshot.manifestListLocation(), snapshot.operation(), summary);
+        return rooted;
+    }
+
     /**
      * {@code snapshot} listing the manifests of {@code manifestList}, with {@code summary} (whose
      * {@code operation} is kept) and no parent: the same version of the table, in another layout.

@@ -365,6 +365,7 @@ final class RebuildAttempt {
                 current,
                 retiredMetadata,
                 context.clock().instant().plus(context.settings().reclaimGrace()));
+        installation.deleteUnusedRewrites();
         reached(CompactionStep.SWAPPED);
     }
 

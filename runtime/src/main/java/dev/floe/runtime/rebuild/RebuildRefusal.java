@@ -1,5 +1,6 @@
 package dev.floe.runtime.rebuild;
 
+import dev.floe.runtime.install.HistoryRewrites;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
@@ -42,7 +43,9 @@ public final class RebuildRefusal {
             onMain.add(s.snapshotId());
         }
         for (Snapshot s : metadata.snapshots()) {
-            if (!onMain.contains(s.snapshotId()) && s.summary().containsKey(SnapshotSummary.STAGED_WAP_ID_PROP)) {
+            if (!onMain.contains(s.snapshotId())
+                    && !HistoryRewrites.placedByFloe(s) // an old version floe took off main, published before
+                    && s.summary().containsKey(SnapshotSummary.STAGED_WAP_ID_PROP)) {
                 return "has staged (write-audit-publish) snapshot " + s.snapshotId()
                         + ": a rebuild keeps only the main branch";
             }

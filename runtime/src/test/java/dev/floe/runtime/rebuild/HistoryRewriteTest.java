@@ -200,6 +200,71 @@ class HistoryRewriteTest {
 
     private static final java.util.regex.Pattern ID = java.util.regex.Pattern.compile("^\\{1=LONG:(-?\\d+),");
 
+    @Test
+    void aVersionNotWorthRewritingBelowRewrittenOnesStaysKept() {
+        HistorySide side = HistorySide.jdbc(root, opened);
+        List<DataFile> files = RowDeltas.fourTinyFiles(side.catalog(), HistorySide.EVENTS, 2);
+        Table host = side.table();
+        Versions versions = new Versions();
+        // the first version lists only the first file, which a later delete takes a row of: it keeps
+        // its layout, below the versions after it that are rewritten
+        long first = host.snapshots().iterator().next().snapshotId();
+        versions.record(host);
+        host.newRowDelta()
+                .addDeletes(RowDeltas.positionDeletes(host, files.get(0), 0))
+                .commit();
+        versions.record(host);
+        for (int round = 0; round < 3; round++) {
+            TestTables.append(host, TestTables.simpleRows(100 + round * 10L, 10));
+            versions.record(host);
+            side.rebuild(rewriteAll, CompactionProbe.NONE);
+            Table table = side.table();
+            Snapshot kept = table.snapshot(first);
+            assertThat(kept).as("round %s", round).isNotNull();
+            assertThat(kept.summary()).doesNotContainKey(HistoryRewrites.REWRITTEN);
+            assertThat(kept.summary()).containsKey(HistoryRewrites.ROOTED);
+            assertThat(IcebergGenerics.read(table).useSnapshot(first).build()).hasSize(10);
+            versions.assertEveryOneReadable(table);
+            assertThat(versions.readable(table)).isEqualTo(versions.ids.size());
+            HistoryKeptTest.assertOnDiskIsReachable(table);
+        }
+    }
+
+    @Test
+    void aVersionWithAFieldDroppedSinceKeepsItsLayoutAndItsRows() {
+        HistorySide side = HistorySide.mapDb(root, opened);
+        Table host = side.catalog().createTable(HistorySide.EVENTS, TestTables.SIMPLE);
+        Versions versions = new Versions();
+        for (int c = 0; c < 3; c++) {
+            TestTables.append(host, TestTables.simpleRows(c * 10L, 10));
+            versions.record(host);
+        }
+        host.updateSchema().deleteColumn("score").commit();
+        host.refresh();
+        for (int c = 3; c < 5; c++) {
+            List<org.apache.iceberg.data.Record> rows = new ArrayList<>();
+            for (long id = c * 10L; id < c * 10L + 10; id++) {
+                org.apache.iceberg.data.Record row = org.apache.iceberg.data.GenericRecord.create(host.schema());
+                row.setField("id", id);
+                row.setField("name", "n" + id);
+                rows.add(row);
+            }
+            TestTables.append(host, rows);
+            versions.record(host);
+        }
+        side.rebuild(rewriteAll, CompactionProbe.NONE);
+        Table table = side.table();
+        for (int v = 0; v < versions.ids.size(); v++) {
+            Snapshot snapshot = table.snapshot(versions.ids.get(v));
+            // before the drop a version has the column the rebuilt files lack: it keeps its layout
+            assertThat(snapshot.summary().containsKey(HistoryRewrites.REWRITTEN))
+                    .as("version %s rewritten", v)
+                    .isEqualTo(v >= 3);
+        }
+        versions.assertEveryOneReadable(table);
+        HistoryKeptTest.assertOnDiskIsReachable(table);
+    }
+
     /** The id of a row's fingerprint, {@code {1=LONG:<id>,2=...}} (field 1 is the id). */
     private static long idOf(String fingerprint) {
         java.util.regex.Matcher id = ID.matcher(fingerprint);
@@ -276,12 +341,12 @@ class HistoryRewriteTest {
                 if (table.snapshot(id) == null) {
                     continue;
                 }
-                assertThat(read(table, IcebergGenerics.read(table).useSnapshot(id)))
+                assertThat(read(table, id, IcebergGenerics.read(table).useSnapshot(id)))
                         .as("version %s by id", id)
                         .isEqualTo(rows.get(id));
                 long resolved = SnapshotUtil.snapshotIdAsOfTime(table, times.get(id));
                 if (rows.containsKey(resolved)) {
-                    assertThat(read(table, IcebergGenerics.read(table).asOfTime(times.get(id))))
+                    assertThat(read(table, resolved, IcebergGenerics.read(table).asOfTime(times.get(id))))
                             .as("version %s by timestamp", id)
                             .isEqualTo(rows.get(resolved));
                 }
@@ -289,8 +354,10 @@ class HistoryRewriteTest {
             assertThat(readable(table)).isPositive();
         }
 
-        private static List<String> read(Table table, IcebergGenerics.ScanBuilder scan) {
-            return TestTables.fingerprints(records(table, scan), table.schema());
+        /** The rows {@code scan} reads of version {@code id}, in that version's schema. */
+        private static List<String> read(Table table, long id, IcebergGenerics.ScanBuilder scan) {
+            return TestTables.fingerprints(
+                    records(table, scan), table.schemas().get(table.snapshot(id).schemaId()));
         }
 
         static List<Record> records(Table table, IcebergGenerics.ScanBuilder scan) {
