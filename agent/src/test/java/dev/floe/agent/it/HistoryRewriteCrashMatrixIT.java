@@ -18,7 +18,7 @@ class HistoryRewriteCrashMatrixIT extends CrashMatrixIT {
     @Override
     List<String> points() {
         return List.of(
-                "rebuild.MANIFEST_WRITTEN@2", // the rewritten versions' files written, nothing installed
+                "rebuild.HISTORY_REWRITTEN@2", // the rewritten versions' files written, nothing installed
                 "rebuild.SCRATCH_COMMITTED@2",
                 "catalog.swap-uncommitted@2",
                 "rebuild.SWAPPED@2",

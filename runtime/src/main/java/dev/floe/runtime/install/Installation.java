@@ -104,6 +104,24 @@ public abstract class Installation {
         this.rewrites = rewrites;
     }
 
+    /** How many kept snapshots the installed version holds rewritten onto the rebuilt files. */
+    public final int historyRewritten() {
+        if (staged == null) {
+            return 0;
+        }
+        int count = 0;
+        for (java.util.Map.Entry<Long, org.apache.iceberg.Snapshot> e :
+                rewrites.rewritten().entrySet()) {
+            org.apache.iceberg.Snapshot there = staged.snapshot(e.getKey());
+            if (there != null
+                    && java.util.Objects.equals(
+                            there.manifestListLocation(), e.getValue().manifestListLocation())) {
+                count++;
+            }
+        }
+        return count;
+    }
+
     /**
      * After the install: deletes the files of the rewrites the installed version does not hold (their
      * snapshot left the window before it), which the journal, cleared by the install, no longer lists.

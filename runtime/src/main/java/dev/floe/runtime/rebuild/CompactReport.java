@@ -1,8 +1,12 @@
 package dev.floe.runtime.rebuild;
 
+import dev.floe.runtime.install.Installation;
+import dev.floe.runtime.install.RebuiltFiles;
+import dev.floe.runtime.rows.RollingParquetWriter;
 import java.time.Duration;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.apache.iceberg.DataFile;
 import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
@@ -29,6 +33,8 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * @param full whether every file was rewritten ({@code compact --full}, {@code floe.rebuild.full-every})
  * @param commitsRebased commits that landed on the live table during the rebuild, rebased onto it
  * @param deleteFilesAfter delete files of the rebuilt table (kept with kept files, carried, rebased)
+ * @param historyKept snapshots of the live table kept below the rebuilt one
+ * @param historyRewritten of those, how many were rewritten onto the rebuilt files
  */
 public record CompactReport(
         TableIdentifier table,
@@ -52,7 +58,8 @@ public record CompactReport(
         boolean full,
         int commitsRebased,
         int deleteFilesAfter,
-        int historyKept) {
+        int historyKept,
+        int historyRewritten) {
 
     public CompactReport {
         phases = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(phases));
@@ -82,7 +89,50 @@ public record CompactReport(
                 full,
                 commitsRebased,
                 deleteFilesAfter,
-                historyKept);
+                historyKept,
+                historyRewritten);
+    }
+
+    /** The report of a rebuild that just went live, its retired files not listed yet. */
+    static CompactReport live(
+            TableIdentifier table,
+            int snapshotsBefore,
+            SourceStats before,
+            RebuiltFiles rebuilt,
+            RollingParquetWriter.Result written,
+            RebuildPlan plan,
+            int commitsRebased,
+            Installation installation,
+            Map<String, Duration> phases,
+            int attempt,
+            String reclaimJob,
+            int handlesReloaded) {
+        return new CompactReport(
+                table,
+                snapshotsBefore,
+                before.dataFiles(),
+                rebuilt.dataFiles().size(),
+                written.rowsOut(),
+                written.rowsIn() - written.rowsOut(),
+                rebuilt.carried().size(),
+                rebuilt.carried().stream().mapToLong(DataFile::recordCount).sum(),
+                before.bytes(),
+                rebuilt.dataFiles().stream()
+                        .mapToLong(DataFile::fileSizeInBytes)
+                        .sum(),
+                phases,
+                attempt,
+                reclaimJob,
+                -1,
+                handlesReloaded,
+                plan.kept().size(),
+                plan.keptRows(),
+                written.bytes(),
+                plan.full(),
+                commitsRebased,
+                rebuilt.deletes().size(),
+                installation.historyKept(),
+                installation.historyRewritten());
     }
 
     /** The whole report on one line, for the log. */
@@ -92,7 +142,9 @@ public record CompactReport(
                 .map(e -> e.getKey() + "=" + e.getValue().toMillis() + "ms")
                 .collect(Collectors.joining(" "));
         return "rebuilt " + table + (full ? " whole" : "") + ": " + snapshotsBefore + " snapshots -> 1"
-                + (historyKept > 0 ? " on top of " + historyKept + " kept" : "") + ", data files "
+                + (historyKept > 0 ? " on top of " + historyKept + " kept" : "")
+                + (historyRewritten > 0 ? " (" + historyRewritten + " rewritten onto its files)" : "")
+                + ", data files "
                 + dataFilesBefore + " -> " + dataFilesAfter + ", kept " + keptFiles + " files of " + keptRows
                 + " rows as they were, rows " + rows + " (pruned " + rowsPruned + ", carried " + carriedRows + " in "
                 + carriedFiles + " files), " + commitsRebased + " commits rebased, delete files " + deleteFilesAfter

@@ -12,7 +12,9 @@ public enum CompactionStep {
     ROWS_WRITTEN,
     /** 4a: the manifest of the written files and the appends so far is written, without the gate. */
     MANIFEST_WRITTEN,
-    /** 4b: the gate is held and the appends since the base are collected. */
+    /** 4b: the kept snapshots older than rewrite-after are written again over the rebuilt files (when history is kept). */
+    HISTORY_REWRITTEN,
+    /** 4d: the gate is held and the appends since the base are collected. */
     CAUGHT_UP,
     /** 5: the scratch table has its one snapshot. */
     SCRATCH_COMMITTED,

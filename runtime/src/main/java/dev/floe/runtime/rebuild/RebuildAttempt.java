@@ -10,7 +10,6 @@ import dev.floe.runtime.install.Installation;
 import dev.floe.runtime.install.PrewrittenManifest;
 import dev.floe.runtime.install.RebuiltFiles;
 import dev.floe.runtime.install.ScratchTable;
-import dev.floe.runtime.rows.DeleteFileKey;
 import dev.floe.runtime.rows.RollingParquetWriter;
 import dev.floe.runtime.rows.RoutedRepack;
 import dev.floe.runtime.rows.TaskRows;
@@ -111,6 +110,7 @@ final class RebuildAttempt {
             planRewrite();
             streamRows();
             catchUpBeforeTheGate();
+            rewriteOldVersions();
             enterGate();
             catchUpUnderTheGate();
             commitAndInstall();
@@ -245,7 +245,7 @@ final class RebuildAttempt {
                 plan.deletes(),
                 written.files(),
                 map,
-                appliedDeletes(),
+                plan.appliedDeletes(),
                 plan.groups().stream().anyMatch(RebuildPlan.Group::routed),
                 journal);
         midway = base;
@@ -265,6 +265,16 @@ final class RebuildAttempt {
         }
         rebase.flush();
         prewritten = PrewrittenManifest.write(installation.target(), rebuiltFiles(), journal);
+        reached(CompactionStep.MANIFEST_WRITTEN);
+        phases.end("catch-up");
+    }
+
+    /**
+     * 4b. Without the gate, when history is kept: the kept snapshots older than {@code
+     * floe.history.rewrite-after} are written again over the rebuilt files ({@link HistoryRewrite}),
+     * to be installed with them.
+     */
+    private void rewriteOldVersions() {
         if (installation.keepsHistory(midway)) {
             installation.rewrite(HistoryRewrite.prepare(
                     live,
@@ -277,33 +287,23 @@ final class RebuildAttempt {
                     prune,
                     context.clock().millis(),
                     journal));
+            phases.end("history");
         }
-        reached(CompactionStep.MANIFEST_WRITTEN);
-        phases.end("catch-up");
-    }
-
-    /** The delete files of the pinned snapshot that this rebuild applies: those of rewritten files, but kept ones. */
-    private java.util.Set<String> appliedDeletes() {
-        java.util.Set<String> applied = new java.util.HashSet<>();
-        plan.groups()
-                .forEach(group -> group.tasks()
-                        .forEach(task -> task.deletes().forEach(delete -> applied.add(DeleteFileKey.of(delete)))));
-        plan.deletes().forEach(delete -> applied.remove(DeleteFileKey.of(delete)));
-        return applied;
+        reached(CompactionStep.HISTORY_REWRITTEN);
     }
 
     private RebuiltFiles rebuiltFiles() {
         return rebase.content(plan.rebuildsSinceFull());
     }
 
-    /** 4b. Takes the table's gate: host commits wait from here until the handles are reloaded. */
+    /** 4c. Takes the table's gate: host commits wait from here until the handles are reloaded. */
     private void enterGate() {
         context.gate().enter(key);
         gateHeld = true;
         phases.end("gate-wait");
     }
 
-    /** 4c. Under the gate: rebases the commits since the last round before it. */
+    /** 4d. Under the gate: rebases the commits since the last round before it. */
     private void catchUpUnderTheGate() {
         current = liveOps.refresh();
         rebased(rebase.since(midway, current));
@@ -383,31 +383,19 @@ final class RebuildAttempt {
         context.gate().exit(key);
         gateHeld = false;
         phases.end("swap");
-        CompactReport report = new CompactReport(
+        CompactReport report = CompactReport.live(
                 identifier,
                 base.snapshots().size(),
-                before.dataFiles(),
-                rebuilt.dataFiles().size(),
-                written.rowsOut(),
-                written.rowsIn() - written.rowsOut(),
-                rebuilt.carried().size(),
-                rebuilt.carried().stream().mapToLong(DataFile::recordCount).sum(),
-                before.bytes(),
-                rebuilt.dataFiles().stream()
-                        .mapToLong(DataFile::fileSizeInBytes)
-                        .sum(),
+                before,
+                rebuilt,
+                written,
+                plan,
+                rebase.commits(),
+                installation,
                 phases.all(),
                 number,
                 job.id(),
-                -1,
-                reloaded,
-                plan.kept().size(),
-                plan.keptRows(),
-                written.bytes(),
-                plan.full(),
-                rebase.commits(),
-                rebuilt.deletes().size(),
-                installation.historyKept());
+                reloaded);
         LOG.info("floe: {}", report.summary());
         return report;
     }

@@ -1,5 +1,6 @@
 package dev.floe.runtime.rebuild;
 
+import dev.floe.runtime.rows.DeleteFileKey;
 import java.util.List;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
@@ -33,6 +34,15 @@ record RebuildPlan(
                     .mapToLong(task -> task.file().fileSizeInBytes())
                     .sum();
         }
+    }
+
+    /** The delete files of the pinned snapshot this rebuild applies: those of rewritten files, but kept ones. */
+    java.util.Set<String> appliedDeletes() {
+        java.util.Set<String> applied = new java.util.HashSet<>();
+        groups.forEach(group ->
+                group.tasks().forEach(task -> task.deletes().forEach(delete -> applied.add(DeleteFileKey.of(delete)))));
+        deletes.forEach(delete -> applied.remove(DeleteFileKey.of(delete)));
+        return applied;
     }
 
     long keptBytes() {
