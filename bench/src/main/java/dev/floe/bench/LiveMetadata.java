@@ -22,7 +22,8 @@ final class LiveMetadata {
     /**
      * Bytes of the metadata files {@code table} still references: its current metadata file, the
      * previous ones its metadata log names (if still on disk), every snapshot's manifest list and
-     * every manifest those lists name (each counted once); -1 for a table without operations.
+     * every manifest those lists name, the layout maps rebuilt snapshots name (each counted once); -1
+     * for a table without operations.
      */
     static long bytes(Table table) {
         if (!(table instanceof HasTableOperations)) {
@@ -41,6 +42,10 @@ final class LiveMetadata {
             }
         }
         for (Snapshot snapshot : metadata.snapshots()) {
+            String map = snapshot.summary() == null ? null : snapshot.summary().get("floe.layout-map");
+            if (map != null && seen.add(map)) {
+                bytes += lengthIfExists(io, map); // a rebuild's layout map, which the next one reads
+            }
             String list = snapshot.manifestListLocation();
             if (list == null || !seen.add(list)) {
                 continue;

@@ -100,6 +100,9 @@ final class TableFiles {
         Set<String> manifests = new HashSet<>();
         for (Snapshot snapshot : metadata.snapshots()) {
             files.add(snapshot.manifestListLocation());
+            if (snapshot.summary() != null && snapshot.summary().get("floe.layout-map") != null) {
+                files.add(snapshot.summary().get("floe.layout-map")); // where the next rebuild finds its map
+            }
             for (ManifestFile manifest : snapshot.allManifests(table.io())) {
                 if (manifests.add(manifest.path())) {
                     files.add(manifest.path());

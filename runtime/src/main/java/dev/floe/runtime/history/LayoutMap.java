@@ -130,13 +130,34 @@ public final class LayoutMap {
         return new LayoutMap(kept);
     }
 
-    /** Writes this map to {@code out}: each target location once, then each file's runs. */
+    /** The map's first four bytes, {@link #MAGIC}, then its gzip stream (locations share long prefixes). */
+    private static final class MagicFirst extends java.io.FilterOutputStream {
+        MagicFirst(OutputStream out) throws IOException {
+            super(out);
+            new DataOutputStream(out).writeInt(MAGIC);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            out.write(b, off, len);
+        }
+
+        /** {@code in} past the magic; throws {@link IllegalStateException} for a file that is not a map. */
+        static InputStream check(InputStream in, String location) throws IOException {
+            if (new DataInputStream(in).readInt() != MAGIC) {
+                throw new IllegalStateException("not a floe layout map: " + location);
+            }
+            return in;
+        }
+    }
+
+    /** Writes this map to {@code out}: each target location once, then each file's runs (gzipped). */
     void write(OutputFile out) {
         Map<String, Integer> targets = new LinkedHashMap<>();
         entries.values().forEach(e -> e.runs().forEach(r -> targets.putIfAbsent(r.target(), targets.size())));
         try (OutputStream raw = out.createOrOverwrite();
-                DataOutputStream data = new DataOutputStream(new java.io.BufferedOutputStream(raw))) {
-            data.writeInt(MAGIC);
+                DataOutputStream data = new DataOutputStream(new java.io.BufferedOutputStream(
+                        new java.util.zip.GZIPOutputStream(new MagicFirst(raw), 65536)))) {
             data.writeInt(targets.size());
             for (String target : targets.keySet()) {
                 data.writeUTF(target);
@@ -164,10 +185,8 @@ public final class LayoutMap {
      */
     static LayoutMap read(InputFile in, long rebuiltSequence) {
         try (InputStream raw = in.newStream();
-                DataInputStream data = new DataInputStream(new java.io.BufferedInputStream(raw))) {
-            if (data.readInt() != MAGIC) {
-                throw new IllegalStateException("not a floe layout map: " + in.location());
-            }
+                DataInputStream data = new DataInputStream(new java.io.BufferedInputStream(
+                        new java.util.zip.GZIPInputStream(MagicFirst.check(raw, in.location()), 65536)))) {
             List<String> targets = new ArrayList<>();
             int targetCount = data.readInt();
             for (int i = 0; i < targetCount; i++) {
