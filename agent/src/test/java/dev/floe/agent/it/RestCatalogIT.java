@@ -288,7 +288,7 @@ class RestCatalogIT {
         Jvm.Run run = ingest("db.events", commits, "floe.history.keep=1h\nfloe.history.rewrite-after=0s\n");
 
         assertThat(run.exitCode()).as(run.output()).isZero();
-        assertThat(run.lines("floe: rebuilt db.events")).as(run.output()).hasSizeGreaterThanOrEqualTo(2);
+        assertThat(run.lines("floe: rebuilt db.events")).as(run.output()).isNotEmpty();
         assertThat(run.lines("rewrites ")).as(run.output()).isNotEmpty();
         assertThat(run.lines("ERROR")).as(run.output()).isEmpty();
         assertThat(run.lines("WARN")).as(run.output()).isEmpty();

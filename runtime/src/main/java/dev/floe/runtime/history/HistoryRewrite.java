@@ -86,6 +86,8 @@ public final class HistoryRewrite {
         long waitingFrom = Long.MAX_VALUE;
         long cutoff = nowMillis - after.toMillis();
         Map<Long, List<String>> written = new LinkedHashMap<>();
+        int failed = 0;
+        RuntimeException firstFailure = null;
         for (Snapshot snapshot : window.kept(current, nowMillis)) {
             if (snapshot.timestampMillis() > cutoff || snapshot.sequenceNumber() > pinned.sequenceNumber()) {
                 waitingFrom = Math.min(waitingFrom, snapshot.sequenceNumber());
@@ -116,14 +118,18 @@ public final class HistoryRewrite {
                 rewritten.put(snapshot.snapshotId(), done.snapshot());
                 written.put(snapshot.snapshotId(), done.files());
             } catch (RuntimeException e) {
-                LOG.warn(
-                        "floe: snapshot {} of {} keeps its layout: it could not be rewritten onto the rebuilt"
-                                + " one ({}); it is tried again at the next rebuild",
-                        snapshot.snapshotId(),
-                        live.name(),
-                        e.toString());
+                failed += 1;
+                firstFailure = firstFailure == null ? e : firstFailure;
                 waitingFrom = Math.min(waitingFrom, snapshot.sequenceNumber());
             }
+        }
+        if (failed > 0) {
+            LOG.warn(
+                    "floe: {} kept snapshot(s) of {} keep their layout: they could not be rewritten onto the rebuilt"
+                            + " one (the first: {}); they are tried again at the next rebuild",
+                    failed,
+                    live.name(),
+                    firstFailure.toString());
         }
         LayoutMap next = composed.consumedFrom(waitingFrom);
         Map<String, String> summary = new HashMap<>();

@@ -2,13 +2,14 @@ package dev.floe.runtime.history;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.ManifestContent;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.ManifestReader;
@@ -17,59 +18,79 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.io.FileIO;
 
 /**
- * Whether a snapshot lists only data files of a layout: what a rebuild checks of every kept
- * snapshot to tell one on its layout already from one to rewrite. Manifest lists and manifests
- * never change once written, so each is read once in this process and remembered (at most {@link
- * #REMEMBERED} of each): fast appends share their manifests between snapshots, and a kept snapshot
- * is checked at every rebuild while it is kept.
+ * The data files a kept snapshot lists, read from its manifests: what a rebuild checks against its
+ * layout at every rebuild, and what it rewrites a snapshot without deletes from. Manifest lists and
+ * manifests never change once written, so each is read once in this process and remembered (at most
+ * {@link #REMEMBERED} of each): fast appends share their manifests between snapshots, so planning
+ * each kept snapshot through Iceberg would read the same manifests again for every one of them.
  */
 final class SnapshotFiles {
     static final int REMEMBERED = 20_000;
 
     private static final Map<String, List<ManifestFile>> LISTS = remembered();
-    private static final Map<String, Set<String>> MANIFESTS = remembered();
+    private static final Map<String, List<DataFile>> MANIFESTS = remembered();
 
     private SnapshotFiles() {}
 
     /** Whether every data file {@code snapshot} lists is in {@code layout}. */
     static boolean allIn(Snapshot snapshot, FileIO io, Map<Integer, PartitionSpec> specs, Set<String> layout) {
-        for (ManifestFile manifest : dataManifests(snapshot, io)) {
-            Set<String> listed = MANIFESTS.get(manifest.path());
-            if (listed == null) {
-                listed = read(manifest, io, specs);
-                MANIFESTS.put(manifest.path(), listed);
-            }
-            if (!layout.containsAll(listed)) {
-                return false;
+        for (ManifestFile manifest : manifests(snapshot, io)) {
+            if (manifest.content() == ManifestContent.DATA) {
+                for (DataFile file : files(manifest, io, specs)) {
+                    if (!layout.contains(file.location())) {
+                        return false;
+                    }
+                }
             }
         }
         return true;
     }
 
-    private static List<ManifestFile> dataManifests(Snapshot snapshot, FileIO io) {
+    /** Whether {@code snapshot} lists any delete file. */
+    static boolean hasDeletes(Snapshot snapshot, FileIO io) {
+        return manifests(snapshot, io).stream().anyMatch(m -> m.content() == ManifestContent.DELETES);
+    }
+
+    /** The data files {@code snapshot} lists (without their column statistics). */
+    static List<DataFile> dataFiles(Snapshot snapshot, FileIO io, Map<Integer, PartitionSpec> specs) {
+        List<DataFile> all = new ArrayList<>();
+        for (ManifestFile manifest : manifests(snapshot, io)) {
+            if (manifest.content() == ManifestContent.DATA) {
+                all.addAll(files(manifest, io, specs));
+            }
+        }
+        return all;
+    }
+
+    private static List<ManifestFile> manifests(Snapshot snapshot, FileIO io) {
         String list = snapshot.manifestListLocation();
         if (list == null) {
-            return snapshot.dataManifests(io); // format 1 without a list: in the metadata itself
+            return snapshot.allManifests(io); // format 1 without a list: in the metadata itself
         }
         List<ManifestFile> manifests = LISTS.get(list);
         if (manifests == null) {
-            manifests = List.copyOf(snapshot.dataManifests(io));
+            manifests = List.copyOf(snapshot.allManifests(io));
             LISTS.put(list, manifests);
         }
         return manifests;
     }
 
-    private static Set<String> read(ManifestFile manifest, FileIO io, Map<Integer, PartitionSpec> specs) {
-        Set<String> listed = new HashSet<>();
-        try (ManifestReader<DataFile> reader =
-                ManifestFiles.read(manifest, io, specs).select(List.of("file_path"))) {
+    private static List<DataFile> files(ManifestFile manifest, FileIO io, Map<Integer, PartitionSpec> specs) {
+        List<DataFile> listed = MANIFESTS.get(manifest.path());
+        if (listed != null) {
+            return listed;
+        }
+        List<DataFile> read = new ArrayList<>();
+        try (ManifestReader<DataFile> reader = ManifestFiles.read(manifest, io, specs)) {
             for (DataFile file : reader) {
-                listed.add(file.location());
+                read.add(file.copyWithoutStats());
             }
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot read manifest " + manifest.path(), e);
         }
-        return Set.copyOf(listed);
+        listed = List.copyOf(read);
+        MANIFESTS.put(manifest.path(), listed);
+        return listed;
     }
 
     private static <V> Map<String, V> remembered() {

@@ -78,8 +78,7 @@ final class SnapshotImage {
         int left = 0;
         int keptAsTheyAre = 0;
         long[] pruned = {0};
-        try (CloseableIterable<FileScanTask> tasks =
-                table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
+        try (CloseableIterable<FileScanTask> tasks = tasksOf(snapshot)) {
             for (FileScanTask task : tasks) {
                 DataFile file = task.file();
                 String location = file.location();
@@ -116,6 +115,36 @@ final class SnapshotImage {
         files.forEach((location, file) ->
                 images.add(new FileImage(file, present.get(location).absentOf(file.recordCount()))));
         return new Result(images, left, keptAsTheyAre, pruned[0]);
+    }
+
+    /**
+     * A task per data file of {@code snapshot}, with the deletes that applied to it: without any
+     * delete, from the remembered manifests ({@link SnapshotFiles}); else planned by Iceberg (on this
+     * thread: the host's JVM exit shuts Iceberg's worker pool down while a rebuild may run).
+     */
+    private CloseableIterable<FileScanTask> tasksOf(Snapshot snapshot) {
+        if (SnapshotFiles.hasDeletes(snapshot, table.io())) {
+            return table.newScan()
+                    .useSnapshot(snapshot.snapshotId())
+                    .planWith(SameThread.EXECUTOR)
+                    .planFiles();
+        }
+        String schema = org.apache.iceberg.SchemaParser.toJson(table.schemas().get(snapshot.schemaId()));
+        Map<Integer, String> specs = new java.util.HashMap<>();
+        List<FileScanTask> tasks = new ArrayList<>();
+        for (DataFile file : SnapshotFiles.dataFiles(snapshot, table.io(), table.specs())) {
+            tasks.add(new org.apache.iceberg.BaseFileScanTask(
+                    file,
+                    new DeleteFile[0],
+                    schema,
+                    specs.computeIfAbsent(
+                            file.specId(),
+                            id -> org.apache.iceberg.PartitionSpecParser.toJson(
+                                    table.specs().get(id))),
+                    org.apache.iceberg.expressions.ResidualEvaluator.unpartitioned(
+                            org.apache.iceberg.expressions.Expressions.alwaysTrue())));
+        }
+        return CloseableIterable.withNoopClose(tasks);
     }
 
     /**
