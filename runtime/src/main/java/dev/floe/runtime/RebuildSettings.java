@@ -37,7 +37,8 @@ import java.time.Duration;
  *     (default 2,000)
  * @param historyRewriteAfter how old a kept snapshot must be before a rebuild rewrites it onto the
  *     rebuilt layout, its small files then reclaimed (younger ones keep their layout for incremental
- *     readers); null never rewrites (default 10 minutes)
+ *     readers); null never rewrites (the default: a rewrite costs tens of milliseconds a snapshot
+ *     today, so a window of thousands would slow every rebuild)
  */
 public record RebuildSettings(
         int rowGroupRows,
@@ -89,7 +90,7 @@ public record RebuildSettings(
                 0,
                 Duration.ofHours(1),
                 2000,
-                Duration.ofMinutes(10));
+                null);
     }
 
     /**

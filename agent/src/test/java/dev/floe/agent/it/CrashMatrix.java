@@ -97,6 +97,11 @@ abstract class CrashMatrix {
     /** Checks what the run restarted after a crash at {@code point} (null: a random kill) printed. */
     void restartedWith(String point, Jvm.Run restarted) {}
 
+    /** The most commits the restarted host makes: it stops three commits after it sees a rebuild land. */
+    int restartCommits() {
+        return 200;
+    }
+
     /** Checks more of the table read after the restart (every acknowledged row once is checked already). */
     void tableHolds(Table table) throws IOException {}
 
@@ -197,7 +202,11 @@ abstract class CrashMatrix {
         List<String> again = new ArrayList<>(List.of(Jvm.agentArg(config)));
         again.addAll(hostProperties());
         Jvm.Run restarted = Jvm.run(
-                dir.resolve("restart.log"), again, hostClassPath(), CrashHost.class.getName(), host(dir, 200, 3));
+                dir.resolve("restart.log"),
+                again,
+                hostClassPath(),
+                CrashHost.class.getName(),
+                host(dir, restartCommits(), 3));
         assertThat(restarted.exitCode()).as(restarted.output()).isZero();
         assertThat(restarted.lines("floe: rebuilt db.events"))
                 .as(restarted.output())

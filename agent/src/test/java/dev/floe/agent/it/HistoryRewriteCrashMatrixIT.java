@@ -36,6 +36,11 @@ class HistoryRewriteCrashMatrixIT extends CrashMatrixIT {
     }
 
     @Override
+    int restartCommits() {
+        return 1000; // its rebuilds also rewrite every kept version: they take longer to land
+    }
+
+    @Override
     void tableHolds(Table table) throws IOException {
         TableFacts.Versions versions = TableFacts.versions(table);
         assertThat(versions.rewritten())

@@ -126,7 +126,7 @@ final class SnapshotImage {
         if (SnapshotFiles.hasDeletes(snapshot, table.io())) {
             return table.newScan()
                     .useSnapshot(snapshot.snapshotId())
-                    .planWith(SameThread.EXECUTOR)
+                    .planWith(dev.floe.runtime.install.SameThread.EXECUTOR)
                     .planFiles();
         }
         String schema = org.apache.iceberg.SchemaParser.toJson(table.schemas().get(snapshot.schemaId()));

@@ -84,7 +84,7 @@ public final class RewrittenSnapshot {
         try {
             StagedOperations staged = new StagedOperations(liveOps, empty, named, original.snapshotId());
             Table table = new BaseTable(staged, "floe-history-of-" + empty.uuid());
-            RowDelta delta = table.newRowDelta();
+            RowDelta delta = table.newRowDelta().scanManifestsWith(SameThread.EXECUTOR);
             files.forEach(image -> delta.addRows(image.file()));
             deletes(table, files, named).forEach(delta::addDeletes);
             delta.commit();

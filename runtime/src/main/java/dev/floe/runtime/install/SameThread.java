@@ -1,4 +1,4 @@
-package dev.floe.runtime.history;
+package dev.floe.runtime.install;
 
 import java.util.List;
 import java.util.concurrent.AbstractExecutorService;
@@ -6,12 +6,12 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs each task on the calling thread: how a history rewrite plans a kept snapshot, instead of on
- * Iceberg's shared worker pool, which a host's JVM exit shuts down while a rebuild may still run
- * (the rewrite of every snapshot would then fail), and which the host's own scans need.
+ * Runs each task on the calling thread: how a history rewrite plans and commits a kept snapshot,
+ * instead of on Iceberg's shared worker pool, which a host's JVM exit shuts down while a rebuild may
+ * still run (the rewrite of every snapshot would then fail), and which the host's own scans need.
  */
-final class SameThread extends AbstractExecutorService {
-    static final ExecutorService EXECUTOR = new SameThread();
+public final class SameThread extends AbstractExecutorService {
+    public static final ExecutorService EXECUTOR = new SameThread();
 
     private SameThread() {}
 
