@@ -6,10 +6,14 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.StaticTableOperations;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
@@ -29,8 +33,12 @@ final class VersionsReadBack {
      * versionsInWindow=, versionsReadable=.
      */
     static void into(
-            Table table, List<long[]> commits, long rowsPerCommit, long windowMillis, Map<String, String> values)
+            Table live, List<long[]> commits, long rowsPerCommit, long windowMillis, Map<String, String> values)
             throws IOException {
+        // one version of the table, read whole: floe may install a rebuild (and expire snapshots) meanwhile
+        TableMetadata metadata = ((HasTableOperations) live).operations().current();
+        Table table = new BaseTable(
+                new StaticTableOperations(metadata.metadataFileLocation(), live.io()), live.name() + ".read-back");
         Map<String, Long> kept = new HashMap<>();
         Map<String, Long> current = new HashMap<>();
         Set<Long> exactCounts = new HashSet<>();
