@@ -105,7 +105,7 @@ abstract class CrashMatrix {
     /** Checks more of the table read after the restart (every acknowledged row once is checked already). */
     void tableHolds(Table table) throws IOException {}
 
-    /** Whether the rebuild's journal was cleared before {@code point}: the restart has nothing to discard. */
+    /** Whether the rebuild's journal was cleared before {@code point} (without its "@n"): the restart has nothing to discard. */
     abstract boolean journalClearedBy(String point);
 
     /**
@@ -213,7 +213,8 @@ abstract class CrashMatrix {
                 .isNotEmpty();
         assertThat(restarted.lines("ERROR")).as(restarted.output()).isEmpty();
         restartedWith(point, restarted);
-        if (point != null && !journalClearedBy(point)) {
+        // "<point>@<n>" is the n-th time the point is reached: the same point of the flow
+        if (point != null && !journalClearedBy(point.replaceFirst("@\\d+$", ""))) {
             assertThat(restarted.lines("recovery discarded unfinished rebuilds"))
                     .as(restarted.output())
                     .hasSize(1);

@@ -105,7 +105,7 @@ final class SnapshotImage {
                     keptAsTheyAre += 1;
                     files.put(location, file);
                     present.computeIfAbsent(location, l -> new Present())
-                            .addAll(prune.keepsEveryRow() ? held : withoutPruned(snapshot, task, pruned));
+                            .addAll(prune.keepsEveryRow() ? held : read(snapshot, task, prune, pruned));
                 }
             }
         } catch (IOException e) {
@@ -216,11 +216,6 @@ final class SnapshotImage {
             held.add(next[0], rows - next[0]);
         }
         return held;
-    }
-
-    /** The positions of {@code task}'s file that {@code snapshot} held and the prune keeps; those it drops counted in {@code pruned}. */
-    private Present withoutPruned(Snapshot snapshot, FileScanTask task, long[] pruned) {
-        return read(snapshot, task, prune, pruned);
     }
 
     /** The positions of the rows of {@code task}'s file that {@code snapshot} held, read, without those {@code drop} drops. */

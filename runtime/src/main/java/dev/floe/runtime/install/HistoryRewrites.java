@@ -95,14 +95,21 @@ public record HistoryRewrites(
         return newest;
     }
 
+    /** Whether {@code installed} holds the rewrite of snapshot {@code id} (the snapshot, over its new manifest list). */
+    boolean installedIn(TableMetadata installed, long id) {
+        Snapshot there = installed == null ? null : installed.snapshot(id);
+        return there != null
+                && Objects.equals(
+                        there.manifestListLocation(), rewritten.get(id).manifestListLocation());
+    }
+
     /**
      * Deletes the files written for rewrites that {@code installed} does not hold (their snapshot
      * left the window, or was expired by someone else, before the install): nothing references them.
      */
     public void deleteUnused(TableMetadata installed, FileIO io) {
-        rewritten.forEach((id, snapshot) -> {
-            Snapshot there = installed == null ? null : installed.snapshot(id);
-            if (there == null || !Objects.equals(there.manifestListLocation(), snapshot.manifestListLocation())) {
+        rewritten.keySet().forEach(id -> {
+            if (!installedIn(installed, id)) {
                 for (String file : files.getOrDefault(id, List.of())) {
                     try {
                         io.deleteFile(file);

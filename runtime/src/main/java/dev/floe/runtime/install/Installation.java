@@ -106,20 +106,9 @@ public abstract class Installation {
 
     /** How many kept snapshots the installed version holds rewritten onto the rebuilt files. */
     public final int historyRewritten() {
-        if (staged == null) {
-            return 0;
-        }
-        int count = 0;
-        for (java.util.Map.Entry<Long, org.apache.iceberg.Snapshot> e :
-                rewrites.rewritten().entrySet()) {
-            org.apache.iceberg.Snapshot there = staged.snapshot(e.getKey());
-            if (there != null
-                    && java.util.Objects.equals(
-                            there.manifestListLocation(), e.getValue().manifestListLocation())) {
-                count++;
-            }
-        }
-        return count;
+        return (int) rewrites.ids().stream()
+                .filter(id -> rewrites.installedIn(staged, id))
+                .count();
     }
 
     /**
