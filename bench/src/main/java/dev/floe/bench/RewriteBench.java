@@ -17,7 +17,7 @@ import java.util.Map;
  * rewriting the versions older than rewrite-after onto each rebuild's files; floe keeping the same
  * window without rewriting; floe keeping none; and no floe, Iceberg's own {@code
  * expireSnapshots().expireOlderThan(now - window)} every 100 commits (the maintained mode). At the
- * end every version the table keeps is read back by id ({@link VersionsReadBack}): the bytes all
+ * end every version the table keeps is planned and a sample read back by id ({@link VersionsReadBack}): the bytes all
  * versions reference against the current version's, the versions of the window that read back
  * exactly, the full scan and commit p50: rewrite.csv.
  *
@@ -35,6 +35,8 @@ final class RewriteBench {
             "rewrittenVersions",
             "versionsInWindow",
             "versionsReadable",
+            "versionsSampled",
+            "versionsSampledExact",
             "scanMs",
             "p50Ms",
             "p99Ms",
@@ -77,7 +79,8 @@ final class RewriteBench {
             csv.add(Harness.csvRow(mode, r, CSV));
             System.out.printf(
                     Locale.ROOT,
-                    "  rewrite %-10s N=%-5d versions %s (%s rewritten), %s of %s in the window read back, data"
+                    "  rewrite %-10s N=%-5d versions %s (%s rewritten), %s of %s in the window read back (%s of %s"
+                            + " sampled read exactly), data"
                             + " referenced %s (current %s), scan %s ms, p50 %s ms, %d rebuilds%n",
                     mode,
                     n,
@@ -85,6 +88,8 @@ final class RewriteBench {
                     r.get("rewrittenVersions"),
                     r.get("versionsReadable"),
                     r.get("versionsInWindow"),
+                    r.get("versionsSampledExact"),
+                    r.get("versionsSampled"),
                     Units.bytes(r.get("keptContentBytes")),
                     Units.bytes(r.get("currentContentBytes")),
                     r.get("scanMs"),
