@@ -6,6 +6,7 @@ import dev.floe.runtime.deltas.CompactionMap;
 import dev.floe.runtime.install.HistoryRewrites;
 import dev.floe.runtime.install.HistoryWindow;
 import dev.floe.runtime.install.RewrittenSnapshot;
+import dev.floe.runtime.rows.RollingParquetWriter;
 import dev.floe.runtime.seam.RebuildJournal;
 import java.time.Duration;
 import java.util.HashMap;
@@ -54,12 +55,20 @@ public final class HistoryRewrite {
                 }
             }));
 
+    /** A snapshot on rebuilt files is rewritten again once those that left weigh this share of the layout (or a fragment). */
+    static final int AGAIN_SHARE = 32;
+
     private HistoryRewrite() {}
 
     /**
      * The rewrites of {@code current}'s kept snapshots onto {@code layout} (the rebuild's pinned data
      * files), through {@code map}, the rebuild's compaction map. {@code pinned} is the snapshot the
-     * rebuild pinned: only it and older snapshots are rewritten.
+     * rebuild pinned: only it and older snapshots are rewritten. A snapshot that lists only files
+     * rebuilds wrote (rewritten by an earlier one, or a rebuilt one) is rewritten again only once those
+     * of them that left the layout weigh {@code fragmentBytes} (what each rebuild packs again) or
+     * {@value #AGAIN_SHARE}th of the layout: on a table larger than a few fragments a version is
+     * rewritten about once, not at every rebuild while it is kept; on a smaller one, whose every
+     * rebuild packs it whole, keeping an earlier layout would double what the versions reference.
      */
     public static HistoryRewrites prepare(
             Table live,
@@ -69,6 +78,7 @@ public final class HistoryRewrite {
             CompactionMap map,
             List<DataFile> layout,
             RebuildSettings settings,
+            long fragmentBytes,
             Prune prune,
             long nowMillis,
             RebuildJournal journal) {
@@ -80,6 +90,9 @@ public final class HistoryRewrite {
         LayoutMap composed = previous(live, current).composedWith(map, LayoutMap.THIS_REBUILD);
         Map<String, DataFile> files = new HashMap<>();
         layout.forEach(file -> files.put(file.location(), file));
+        long againBytes = Math.min(
+                fragmentBytes,
+                layout.stream().mapToLong(DataFile::fileSizeInBytes).sum() / AGAIN_SHARE);
         SnapshotImage image = new SnapshotImage(live, files, composed, prune);
         RewrittenSnapshot writer = null;
         Map<Long, Snapshot> rewritten = new LinkedHashMap<>();
@@ -101,14 +114,25 @@ public final class HistoryRewrite {
                 continue;
             }
             try {
-                if (SnapshotFiles.allIn(snapshot, live.io(), current.specsById(), files.keySet())) {
+                List<DataFile> left = SnapshotFiles.leftOf(snapshot, live.io(), current.specsById(), files.keySet());
+                if (left.isEmpty()) {
                     continue; // on this layout already (and a prune's rows are not in it: a kept file was read through
                     // it)
                 }
+                if (prune.keepsEveryRow() && onSmallRebuiltFiles(left, againBytes)) {
+                    // it stays on the small files of an earlier rebuild, until they weigh enough or it leaves the
+                    // window; the map keeps where their rows went
+                    waitingFrom = Math.min(waitingFrom, snapshot.sequenceNumber());
+                    continue;
+                }
                 SnapshotImage.Result result = image.of(snapshot);
-                if (!result.worthIt()) {
-                    // every file of it that left the layout is kept as it is, and holds no row the prune drops
-                    NOT_WORTH_IT.add(snapshot.manifestListLocation());
+                if (!result.worthIt(againBytes)) {
+                    if (result.keptAsTheyAre() == result.left()) {
+                        // every file of it that left the layout is kept as it is, and holds no row the prune drops
+                        NOT_WORTH_IT.add(snapshot.manifestListLocation());
+                    } else {
+                        waitingFrom = Math.min(waitingFrom, snapshot.sequenceNumber());
+                    }
                     continue;
                 }
                 if (writer == null) {
@@ -148,6 +172,18 @@ public final class HistoryRewrite {
                     after);
         }
         return new HistoryRewrites(rewritten, written, summary);
+    }
+
+    /** Whether every file of {@code left} is one a rebuild wrote, and together they weigh less than {@code againBytes}. */
+    private static boolean onSmallRebuiltFiles(List<DataFile> left, long againBytes) {
+        long bytes = 0;
+        for (DataFile file : left) {
+            if (!RollingParquetWriter.wroteByRebuild(file.location())) {
+                return false;
+            }
+            bytes += file.fileSizeInBytes();
+        }
+        return bytes < againBytes;
     }
 
     /**

@@ -32,18 +32,15 @@ final class SnapshotFiles {
 
     private SnapshotFiles() {}
 
-    /** Whether every data file {@code snapshot} lists is in {@code layout}. */
-    static boolean allIn(Snapshot snapshot, FileIO io, Map<Integer, PartitionSpec> specs, Set<String> layout) {
-        for (ManifestFile manifest : manifests(snapshot, io)) {
-            if (manifest.content() == ManifestContent.DATA) {
-                for (DataFile file : files(manifest, io, specs)) {
-                    if (!layout.contains(file.location())) {
-                        return false;
-                    }
-                }
+    /** The data files {@code snapshot} lists that are not in {@code layout}: none when it is on the layout already. */
+    static List<DataFile> leftOf(Snapshot snapshot, FileIO io, Map<Integer, PartitionSpec> specs, Set<String> layout) {
+        List<DataFile> left = new ArrayList<>();
+        for (DataFile file : dataFiles(snapshot, io, specs)) {
+            if (!layout.contains(file.location())) {
+                left.add(file);
             }
         }
-        return true;
+        return left;
     }
 
     /** Whether {@code snapshot} lists any delete file. */

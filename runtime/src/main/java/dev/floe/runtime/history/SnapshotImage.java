@@ -64,10 +64,19 @@ final class SnapshotImage {
      * What rewriting one snapshot found: its image, how many of its files left the layout and how
      * many of those it keeps, and how many of its rows a prune dropped.
      */
-    record Result(List<FileImage> files, int left, int keptAsTheyAre, long pruned) {
-        /** Whether the rewrite is worth making: it frees a file that left the layout, or drops what a prune dropped. */
-        boolean worthIt() {
-            return keptAsTheyAre < left || pruned > 0;
+    record Result(
+            List<FileImage> files,
+            int left,
+            int keptAsTheyAre,
+            int freedHostFiles,
+            long freedRebuiltBytes,
+            long pruned) {
+        /**
+         * Whether the rewrite is worth making: it drops what a prune dropped, frees a file the host
+         * wrote, or frees files an earlier rebuild wrote of at least {@code againBytes} together.
+         */
+        boolean worthIt(long againBytes) {
+            return pruned > 0 || freedHostFiles > 0 || (freedRebuiltBytes > 0 && freedRebuiltBytes >= againBytes);
         }
     }
 
@@ -77,6 +86,8 @@ final class SnapshotImage {
         Map<String, DataFile> files = new LinkedHashMap<>();
         int left = 0;
         int keptAsTheyAre = 0;
+        int freedHostFiles = 0;
+        long freedRebuiltBytes = 0;
         long[] pruned = {0};
         try (CloseableIterable<FileScanTask> tasks = tasksOf(snapshot)) {
             for (FileScanTask task : tasks) {
@@ -92,6 +103,11 @@ final class SnapshotImage {
                 LayoutMap.Entry entry = map.entry(location);
                 List<Run> moved = entry == null ? null : movedRows(held, entry.runs());
                 if (moved != null) {
+                    if (RollingParquetWriter.wroteByRebuild(location)) {
+                        freedRebuiltBytes += file.fileSizeInBytes();
+                    } else {
+                        freedHostFiles += 1;
+                    }
                     for (Run run : moved) {
                         if (CompactionMap.PRUNED.equals(run.target())) {
                             pruned[0] += run.length();
@@ -114,7 +130,7 @@ final class SnapshotImage {
         List<FileImage> images = new ArrayList<>();
         files.forEach((location, file) ->
                 images.add(new FileImage(file, present.get(location).absentOf(file.recordCount()))));
-        return new Result(images, left, keptAsTheyAre, pruned[0]);
+        return new Result(images, left, keptAsTheyAre, freedHostFiles, freedRebuiltBytes, pruned[0]);
     }
 
     /**

@@ -9,11 +9,10 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
@@ -26,7 +25,6 @@ import org.apache.iceberg.deletes.PositionDelete;
 import org.apache.iceberg.deletes.PositionDeleteIndex;
 import org.apache.iceberg.deletes.PositionDeleteWriter;
 import org.apache.iceberg.encryption.EncryptedOutputFile;
-import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.util.StructLikeMap;
 
 /**
@@ -41,7 +39,8 @@ import org.apache.iceberg.util.StructLikeMap;
  * takes the original's id: its entries carry that id, and every data file and delete file the same
  * sequence number, so each delete applies to the data file it names. The snapshot installed is the
  * original with that manifest list, its summary's totals those of its new files ({@link
- * SnapshotJson#rewritten}). Every file is named to the rebuild's journal before it is written.
+ * SnapshotJson#rewritten}). Every file is named to the rebuild's journal before it is written, in
+ * blocks ({@link ReservedNames}): a rebuild may rewrite hundreds of versions of four files each.
  */
 public final class RewrittenSnapshot {
     /** A data file the rewritten snapshot lists, and the positions of it that the version did not hold. */
@@ -61,6 +60,8 @@ public final class RewrittenSnapshot {
     private final TableOperations liveOps;
     private final TableMetadata empty;
     private final RebuildJournal journal;
+    private final ReservedNames manifests;
+    private final ReservedNames deletes;
 
     /** A writer of rewritten snapshots of the table {@code liveOps} holds, as of {@code current}. */
     public RewrittenSnapshot(TableOperations liveOps, TableMetadata current, RebuildJournal journal) {
@@ -69,6 +70,12 @@ public final class RewrittenSnapshot {
                 .removeSnapshots(current.snapshots())
                 .build();
         this.journal = journal;
+        this.manifests = new ReservedNames(journal, "history", ".avro", liveOps::metadataFileLocation);
+        this.deletes = new ReservedNames(
+                journal,
+                "history",
+                ".parquet",
+                name -> liveOps.locationProvider().newDataLocation(name));
     }
 
     /**
@@ -77,16 +84,23 @@ public final class RewrittenSnapshot {
      */
     public Written write(Snapshot original, List<FileImage> files, long rebuildOf) {
         List<String> started = new ArrayList<>();
-        Consumer<String> named = location -> {
+        UnaryOperator<String> locate = fileName -> {
+            String location;
+            if (manifests.fits(fileName)) {
+                location = manifests.next();
+            } else {
+                location = liveOps.metadataFileLocation("floe-" + fileName);
+                journal.fileStarted(location);
+            }
             started.add(location);
-            journal.fileStarted(location);
+            return location;
         };
         try {
-            StagedOperations staged = new StagedOperations(liveOps, empty, named, original.snapshotId());
+            StagedOperations staged = new StagedOperations(empty, liveOps, locate, original.snapshotId());
             Table table = new BaseTable(staged, "floe-history-of-" + empty.uuid());
             RowDelta delta = table.newRowDelta().scanManifestsWith(SameThread.EXECUTOR);
             files.forEach(image -> delta.addRows(image.file()));
-            deletes(table, files, named).forEach(delta::addDeletes);
+            deletes(table, files, started).forEach(delta::addDeletes);
             delta.commit();
             Snapshot made = staged.current().snapshot(original.snapshotId());
             Map<String, String> summary =
@@ -114,7 +128,7 @@ public final class RewrittenSnapshot {
     }
 
     /** One position-delete file per partition, of the rows each data file's version did not hold. */
-    private List<DeleteFile> deletes(Table table, List<FileImage> files, Consumer<String> named) {
+    private List<DeleteFile> deletes(Table table, List<FileImage> files, List<String> started) {
         Map<Integer, StructLikeMap<List<FileImage>>> bySpec = new LinkedHashMap<>();
         for (FileImage image : files) {
             if (image.deleted().isEmpty()) {
@@ -127,19 +141,15 @@ public final class RewrittenSnapshot {
         }
         List<List<FileImage>> byPartition = new ArrayList<>();
         bySpec.values().forEach(partitions -> byPartition.addAll(partitions.values()));
-        OutputFileFactory outputs = OutputFileFactory.builderFor(table, 3, System.nanoTime())
-                .format(FileFormat.PARQUET)
-                .operationId("floe-history")
-                .build();
         PositionDelete<Record> delete = PositionDelete.create();
         List<DeleteFile> written = new ArrayList<>();
         for (List<FileImage> group : byPartition) {
             group.sort(Comparator.comparing(image -> image.file().location()));
             DataFile first = group.get(0).file();
             PartitionSpec spec = table.specs().get(first.specId());
-            EncryptedOutputFile out =
-                    spec.isPartitioned() ? outputs.newOutputFile(spec, first.partition()) : outputs.newOutputFile();
-            named.accept(out.encryptingOutputFile().location());
+            String location = deletes.next();
+            started.add(location);
+            EncryptedOutputFile out = liveOps.encryption().encrypt(liveOps.io().newOutputFile(location));
             PositionDeleteWriter<Record> writer = new GenericParquetWriters(table.schema(), spec)
                     .setAll(table.properties())
                     .positionDeleteWriter(out, first.partition());

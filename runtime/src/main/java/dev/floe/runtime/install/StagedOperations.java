@@ -1,6 +1,7 @@
 package dev.floe.runtime.install;
 
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.encryption.EncryptionManager;
@@ -22,7 +23,7 @@ import org.apache.iceberg.io.LocationProvider;
  */
 final class StagedOperations implements TableOperations {
     private final TableOperations live;
-    private final Consumer<String> started;
+    private final UnaryOperator<String> locate;
     private final Long snapshotId;
     private TableMetadata staged;
 
@@ -32,9 +33,26 @@ final class StagedOperations implements TableOperations {
 
     /** Staged operations whose one commit makes a snapshot of id {@code snapshotId} (null: a new id). */
     StagedOperations(TableOperations live, TableMetadata start, Consumer<String> started, Long snapshotId) {
+        this(
+                start,
+                live,
+                fileName -> {
+                    String location =
+                            live.metadataFileLocation(fileName.startsWith("floe-") ? fileName : "floe-" + fileName);
+                    started.accept(location);
+                    return location;
+                },
+                snapshotId);
+    }
+
+    /**
+     * Staged operations that place each file Iceberg names with {@code locate} (a file name to the
+     * location it is written at, handed to the journal first).
+     */
+    StagedOperations(TableMetadata start, TableOperations live, UnaryOperator<String> locate, Long snapshotId) {
         this.live = live;
         this.staged = start;
-        this.started = started;
+        this.locate = locate;
         this.snapshotId = snapshotId;
     }
 
@@ -69,9 +87,7 @@ final class StagedOperations implements TableOperations {
 
     @Override
     public String metadataFileLocation(String fileName) {
-        String location = live.metadataFileLocation(fileName.startsWith("floe-") ? fileName : "floe-" + fileName);
-        started.accept(location);
-        return location;
+        return locate.apply(fileName);
     }
 
     @Override

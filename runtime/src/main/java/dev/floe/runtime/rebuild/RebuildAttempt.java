@@ -284,6 +284,7 @@ final class RebuildAttempt {
                     map,
                     rebuiltFiles().pinned(),
                     context.settings(),
+                    SizeTiers.fragmentBytes(context.settings()),
                     prune,
                     context.clock().millis(),
                     journal));

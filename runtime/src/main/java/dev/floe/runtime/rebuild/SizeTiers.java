@@ -51,6 +51,19 @@ final class SizeTiers {
         return upperBound(tier, settled, fanIn) / fanIn < SMALLEST_BOUND;
     }
 
+    /**
+     * The bytes below which a file of a table rebuilt with {@code settings} is a fragment: packed
+     * again at every rebuild (the upper bound of the last tier).
+     */
+    static long fragmentBytes(dev.floe.runtime.RebuildSettings settings) {
+        long settled = settledBytes(settings.targetFileBytes());
+        int tier = 0;
+        while (!isFragments(tier, settled, settings.fanIn())) {
+            tier += 1;
+        }
+        return upperBound(tier, settled, settings.fanIn());
+    }
+
     /** The upper bound of {@code tier}: packed files whose bytes reach it leave the tier. */
     static long upperBound(int tier, long settled, int fanIn) {
         long bound = settled;

@@ -54,6 +54,14 @@ public final class RollingParquetWriter {
     /** Files open at once when rows are routed to their partitions. */
     static final int MAX_OPEN = 4;
 
+    /** The operation id in the names of the files a rebuild writes ({@code 00000-1-floe-rebuild-…-00001.parquet}). */
+    static final String OPERATION = "floe-rebuild";
+
+    /** Whether {@code location} names a data file a rebuild wrote (by its name). */
+    public static boolean wroteByRebuild(String location) {
+        return location.substring(location.lastIndexOf('/') + 1).contains("-" + OPERATION + "-");
+    }
+
     private final Table table;
     private final RebuildSettings settings;
     private final Consumer<String> onFileStarted;
@@ -166,7 +174,7 @@ public final class RollingParquetWriter {
     private final class Files {
         private final OutputFileFactory outputs = OutputFileFactory.builderFor(table, 1, System.nanoTime())
                 .format(FileFormat.PARQUET)
-                .operationId("floe-rebuild")
+                .operationId(OPERATION)
                 .build();
         private final List<DataFile> written = new ArrayList<>();
         private final List<String> started = new ArrayList<>();

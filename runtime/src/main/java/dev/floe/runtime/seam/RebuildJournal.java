@@ -2,8 +2,11 @@ package dev.floe.runtime.seam;
 
 import dev.floe.catalog.DurableChange;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
@@ -18,7 +21,7 @@ public final class RebuildJournal {
     private final FloeState state;
     private final TableIdentifier live;
     private final TableIdentifier scratch;
-    private final List<String> files = new ArrayList<>();
+    private final Set<String> files = new LinkedHashSet<>();
 
     public RebuildJournal(FloeState state, TableIdentifier live, TableIdentifier scratch) {
         this.state = state;
@@ -45,8 +48,17 @@ public final class RebuildJournal {
 
     /** Records a file before anything is written to it (once: a file recorded already is not again). */
     public void fileStarted(String location) {
-        if (!files.contains(location)) {
-            files.add(location);
+        if (files.add(location)) {
+            save();
+        }
+    }
+
+    /**
+     * Records files before anything is written to any of them, in one write of the record: names a
+     * step reserves ahead for many small files. One never written is what recovery finds missing.
+     */
+    public void filesStarting(Collection<String> locations) {
+        if (files.addAll(locations)) {
             save();
         }
     }

@@ -105,6 +105,61 @@ class HistoryRewriteTest {
                 .hasMessageContaining("is not a parent ancestor");
     }
 
+    /**
+     * On a table larger than the fragment each rebuild packs again, a version is rewritten once: the
+     * versions on the previous rebuild's fragment stay on it (a few kilobytes, not worth a rewrite of
+     * each), and only those committed since are rewritten.
+     */
+    @Test
+    void aVersionOnTheFragmentOfAnEarlierRebuildIsNotRewrittenAgain() {
+        RebuildSettings settled = rewriteAll.with(s -> s.targetFileBytes = 64L << 10);
+        HistorySide side = HistorySide.mapDb(root, opened);
+        Table host = side.catalog().createTable(HistorySide.EVENTS, TestTables.SIMPLE);
+        Versions versions = new Versions();
+        // one file past the settled size (3/4 of the target): it stays in every layout
+        TestTables.append(host, TestTables.simpleRows(0, 40_000));
+        versions.record(host);
+        Set<String> large = new HashSet<>(versions.appended);
+        long next = 40_000;
+        Map<Long, String> rewrittenBy = new LinkedHashMap<>();
+        Set<String> fragments = new HashSet<>();
+        for (int round = 0; round < 3; round++) {
+            for (int c = 0; c < COMMITS; c++) {
+                TestTables.append(host, TestTables.simpleRows(next, ROWS));
+                next += ROWS;
+                versions.record(host);
+            }
+            CompactReport report = side.rebuild(settled, CompactionProbe.NONE);
+            assertThat(report.historyRewritten()).as("round %d", round).isEqualTo(COMMITS);
+            Table table = side.table();
+            versions.assertEveryOneReadable(table);
+            for (Snapshot snapshot : table.snapshots()) {
+                String onto = snapshot.summary().get(HistoryRewrites.REWRITTEN);
+                if (onto != null) {
+                    // rewritten once, by the rebuild that first found it older than the setting
+                    assertThat(rewrittenBy.putIfAbsent(snapshot.snapshotId(), onto))
+                            .isIn(null, onto);
+                }
+                assertThat(dataFiles(table, snapshot)).doesNotContainAnyElementsOf(small(versions, large));
+            }
+            fragments.addAll(dataFiles(table, table.currentSnapshot()));
+        }
+        Table table = side.table();
+        assertThat(rewrittenBy).hasSize(3 * COMMITS);
+        // the host's small files are gone; the earlier fragments stay for the versions on them
+        Set<String> disk = onDisk(table);
+        assertThat(disk).doesNotContainAnyElementsOf(TestTables.localPaths(small(versions, large)));
+        assertThat(disk).containsAll(TestTables.localPaths(dataFilesOfAnyVersion(table)));
+        assertThat(dataFilesOfAnyVersion(table)).containsAll(fragments);
+        HistoryKeptTest.assertOnDiskIsReachable(table);
+    }
+
+    private static Set<String> small(Versions versions, Set<String> large) {
+        Set<String> small = new HashSet<>(versions.appended);
+        small.removeAll(large);
+        return small;
+    }
+
     @Test
     void aVersionWhoseRowsALaterCommitDeletedKeepsTheFilesThatHoldThem() {
         HistorySide side = HistorySide.jdbc(root, opened);
