@@ -215,6 +215,7 @@ public final class AgentConfig {
         Duration historyKeep = v.duration("floe.history.keep");
         int historyKeepSnapshots = (int) v.count("floe.history.keep-snapshots", 1);
         Duration rewriteAfter = v.durationOrOff("floe.history.rewrite-after");
+        boolean copyRowGroups = v.bool("floe.rebuild.copy-row-groups");
         Duration grace = v.duration("floe.reclaim.grace");
         int handles = (int) v.count("floe.handles.max", 0);
         boolean jmx = v.bool("floe.jmx");
@@ -234,6 +235,7 @@ public final class AgentConfig {
             r.historyKeep = historyKeep;
             r.historyKeepSnapshots = historyKeepSnapshots;
             r.historyRewriteAfter = rewriteAfter;
+            r.copyRowGroups = copyRowGroups;
         });
         GuardSettings settings = new GuardSettings(
                 tables,

@@ -22,7 +22,7 @@ import java.util.Set;
  * outside only: its log lines, its MBeans (read inside the child host) and files on disk. Each part
  * is a class of its own ({@link GrowthBench}, {@link ThroughputBench}, {@link LowHeapBench},
  * {@link StallBench}, {@link OverheadBench}, {@link JdbcGrowthBench}, {@link IncrementalBench}, {@link
- * UpsertBench}, {@link RestBench}, {@link HistoryBench}, {@link RewriteBench}); this one runs them and writes the summary.
+ * UpsertBench}, {@link RestBench}, {@link HistoryBench}, {@link RewriteBench}, {@link PromotionBench}); this one runs them and writes the summary.
  *
  * <pre>
  * java -cp bench/target/floe-bench.jar dev.floe.bench.Bench [--quick] [--only parts]
@@ -76,6 +76,10 @@ public final class Bench {
             "              kept, and Iceberg's own expiry of what is older than the window (the issue's 10",
             "              min / 2 min scaled tenfold): bytes all versions reference / the current one's,",
             "              versions of the window readable by id, full scan, commit p50: rewrite.csv",
+            "  promotion   a table of 8 M rows settled by the CLI into files of 16 MiB (copy off), then rewritten",
+            "              whole into one file (compact --full): row groups copied, and re-encoded",
+            "              (floe.rebuild.copy-row-groups=false), each against a plain copy of the same files",
+            "              on this disk: MB/s of the stream phase: promotion.csv",
             "",
             "options:",
             "  --quick       every part at its smallest size, a smoke test of the command that measures",
@@ -115,6 +119,7 @@ public final class Bench {
         parts.put("rest", RestBench::run);
         parts.put("history", HistoryBench::run);
         parts.put("rewrite", RewriteBench::run);
+        parts.put("promotion", PromotionBench::run);
         return parts;
     }
 

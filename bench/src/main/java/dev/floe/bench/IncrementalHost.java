@@ -30,10 +30,13 @@ public final class IncrementalHost {
             "           <rows> <files>",
             "       java -cp floe-bench.jar dev.floe.bench.IncrementalHost append <catalog.properties> <namespace.table> \\",
             "           <commits> <rows-per-commit>",
+            "       java -cp floe-bench.jar dev.floe.bench.IncrementalHost copy <catalog.properties> <namespace.table>",
             "",
             "scan: reads every row of the table three times; scanMs is the fastest.",
             "build: creates the table (the sample ingest's schema) with <rows> rows in <files> commits.",
             "append: appends <commits> commits of <rows-per-commit> rows after the table's rows, one file each.",
+            "copy: copies every data file of the table's current snapshot, byte for byte through the table's",
+            "  FileIO (1 MiB buffer), beside them; copyMs is the time of the copies, which are then deleted.",
             "",
             "Prints one line: RESULT key=value ... Exit 0 on success, 1 on failure, 2 on bad arguments.");
 
@@ -54,6 +57,7 @@ public final class IncrementalHost {
                 result = switch (args[0]) {
                     case "scan" -> scan(catalog.loadTable(id));
                     case "build" -> build(catalog, id, Long.parseLong(args[3]), Integer.parseInt(args[4]));
+                    case "copy" -> copy(catalog.loadTable(id));
                     case "append" ->
                         append(catalog.loadTable(id), Integer.parseInt(args[3]), Integer.parseInt(args[4]));
                     default -> throw new IllegalArgumentException("unknown mode " + args[0]);
@@ -110,6 +114,37 @@ public final class IncrementalHost {
                 Long.toString(rows),
                 "bytes",
                 table.currentSnapshot().summary().get("total-files-size"));
+    }
+
+    /** A plain copy of the table's data files, what a byte-for-byte merge of them cannot beat on this disk. */
+    static Map<String, String> copy(Table table) throws IOException {
+        java.util.List<String> sources = new java.util.ArrayList<>();
+        try (CloseableIterable<org.apache.iceberg.FileScanTask> tasks =
+                table.newScan().planFiles()) {
+            tasks.forEach(task -> sources.add(task.file().location()));
+        }
+        java.util.List<String> copies = new java.util.ArrayList<>();
+        byte[] buffer = new byte[1 << 20];
+        long bytes = 0;
+        long t0 = System.nanoTime();
+        for (String source : sources) {
+            String copy = table.location() + "/copy/" + source.substring(source.lastIndexOf('/') + 1);
+            copies.add(copy);
+            try (java.io.InputStream in = table.io().newInputFile(source).newStream();
+                    java.io.OutputStream out = table.io().newOutputFile(copy).create()) {
+                for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+                    out.write(buffer, 0, n);
+                    bytes += n;
+                }
+            }
+        }
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        copies.forEach(table.io()::deleteFile);
+        Map<String, String> out = new LinkedHashMap<>();
+        out.put("copyMs", Long.toString(ms));
+        out.put("bytes", Long.toString(bytes));
+        out.put("files", Integer.toString(sources.size()));
+        return out;
     }
 
     private static Map<String, String> append(Table table, int commits, int perCommit) throws Exception {

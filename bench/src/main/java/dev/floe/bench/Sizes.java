@@ -39,6 +39,8 @@ final class Sizes {
     final long rewriteAfterMs;
     final long rewritePaceMs;
     final int rewriteTrigger;
+    final long promotionRows;
+    final String promotionSettled;
 
     Sizes(boolean quick) {
         this.quick = quick;
@@ -72,5 +74,7 @@ final class Sizes {
         rewriteAfterMs = quick ? 1_000 : 12_000;
         rewritePaceMs = quick ? 40 : 40;
         rewriteTrigger = quick ? 20 : 200;
+        promotionRows = quick ? 400_000 : 8_000_000;
+        promotionSettled = quick ? "1MiB" : "16MiB";
     }
 }

@@ -39,6 +39,9 @@ import java.time.Duration;
  *     rebuilt layout, its small files then reclaimed (younger ones keep their layout for incremental
  *     readers); null never rewrites (the default: a rewrite costs tens of milliseconds a snapshot
  *     today, so a window of thousands would slow every rebuild)
+ * @param copyRowGroups whether files whose row groups are already large are packed by copying
+ *     their row groups byte for byte rather than by re-encoding every row ({@code RowGroupCopy};
+ *     default true)
  */
 public record RebuildSettings(
         int rowGroupRows,
@@ -54,7 +57,8 @@ public record RebuildSettings(
         int fullEvery,
         Duration historyKeep,
         int historyKeepSnapshots,
-        Duration historyRewriteAfter) {
+        Duration historyRewriteAfter,
+        boolean copyRowGroups) {
 
     public RebuildSettings {
         require(rowGroupRows > 0, "rowGroupRows must be positive: " + rowGroupRows);
@@ -90,7 +94,8 @@ public record RebuildSettings(
                 0,
                 Duration.ofHours(1),
                 2000,
-                null);
+                null,
+                true);
     }
 
     /**
@@ -124,6 +129,7 @@ public record RebuildSettings(
         public Duration historyKeep;
         public int historyKeepSnapshots;
         public Duration historyRewriteAfter;
+        public boolean copyRowGroups;
 
         private Copy(RebuildSettings from) {
             try {

@@ -13,9 +13,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
- * A rebuild's progress: rows streamed (counted as the prune sees them), bytes read (estimated from
- * the rows, as the share of the source's bytes), rate and ETA. On a terminal a bar redrawn in
- * place; otherwise a plain line per step and one every few seconds while rows stream.
+ * A rebuild's progress: rows done of those the plan rewrites (read row by row, counted as the prune
+ * sees them, or copied with their row groups), bytes read (estimated from the rows, as the share of
+ * the bytes the plan reads), rate and ETA; the files the plan keeps as they are are named once and
+ * never counted. On a terminal a bar redrawn in place; otherwise a plain line per step and one every
+ * few seconds while rows stream.
  */
 final class Progress implements CompactionProbe, AutoCloseable {
     private static final long PLAIN_EVERY_NANOS = 5_000_000_000L;
@@ -27,6 +29,10 @@ final class Progress implements CompactionProbe, AutoCloseable {
     private final ProgressOutput output;
     private final AtomicLong rows = new AtomicLong();
     private final AtomicLong files = new AtomicLong();
+    /** What the plan reads: rows and bytes; the whole source until it is known. */
+    private volatile long totalRows;
+
+    private volatile long totalBytes;
     private volatile long started = System.nanoTime();
     private volatile boolean streaming;
     private volatile boolean closed;
@@ -36,6 +42,8 @@ final class Progress implements CompactionProbe, AutoCloseable {
     Progress(TableIdentifier table, SourceStats source, boolean inPlace, boolean terminal, PrintStream out) {
         this.table = table;
         this.source = source;
+        this.totalRows = source.rows();
+        this.totalBytes = source.bytes();
         this.inPlace = inPlace;
         this.output = new ProgressOutput(out, terminal);
         this.ticker = new Thread(this::tick, "floe-cli-progress");
@@ -84,7 +92,9 @@ final class Progress implements CompactionProbe, AutoCloseable {
                 rows.set(0);
                 files.set(0);
                 started = System.nanoTime();
-                line("reading " + Text.count(source.rows()) + " rows in " + Text.count(source.dataFiles())
+                totalRows = source.rows();
+                totalBytes = source.bytes();
+                line("pinned " + Text.count(source.rows()) + " rows in " + Text.count(source.dataFiles())
                         + " data files (" + Text.bytes(source.bytes()) + ")");
                 break;
             case SCRATCH_CREATED:
@@ -112,6 +122,26 @@ final class Progress implements CompactionProbe, AutoCloseable {
             default:
                 break;
         }
+    }
+
+    @Override
+    public void planned(
+            TableIdentifier at, long readFiles, long readRows, long readBytes, long keptFiles, long keptBytes) {
+        totalRows = readRows;
+        totalBytes = readBytes;
+        line("reading " + Text.count(readRows) + " rows in " + Text.count(readFiles) + " data files ("
+                + Text.bytes(readBytes) + ")"
+                + (keptFiles > 0
+                        ? "; keeping " + Text.count(keptFiles) + " data files (" + Text.bytes(keptBytes)
+                                + ") as they are"
+                        : ""));
+    }
+
+    @Override
+    public void copied(TableIdentifier at, long files, long copiedRows, long bytes) {
+        rows.addAndGet(copiedRows);
+        line("copied the row groups of " + Text.count(files) + " data files (" + Text.bytes(bytes) + ", "
+                + Text.count(copiedRows) + " rows) as they are");
     }
 
     private synchronized void line(String text) {
@@ -146,7 +176,7 @@ final class Progress implements CompactionProbe, AutoCloseable {
     /** "1,200/1,500 rows (80%), ~0.9 MiB/1.2 MiB read, 3,000 rows/s, ETA 0s" */
     private String progress() {
         long done = rows.get();
-        long total = Math.max(source.rows(), done);
+        long total = Math.max(totalRows, done);
         double share = total == 0 ? 1 : (double) done / total;
         double seconds = Math.max(1e-3, (System.nanoTime() - started) / 1e9);
         double rate = done / seconds;
@@ -157,14 +187,14 @@ final class Progress implements CompactionProbe, AutoCloseable {
                 Text.count(done),
                 Text.count(total),
                 Math.round(share * 100),
-                Text.bytes((long) (source.bytes() * share)),
-                Text.bytes(source.bytes()),
+                Text.bytes((long) (totalBytes * share)),
+                Text.bytes(totalBytes),
                 Text.count(Math.round(rate)),
                 eta);
     }
 
     private void drawBar() {
-        long total = Math.max(1, Math.max(source.rows(), rows.get()));
+        long total = Math.max(1, Math.max(totalRows, rows.get()));
         int filled = (int) Math.min(BAR, BAR * rows.get() / total);
         String bar = "[" + "#".repeat(filled) + ".".repeat(BAR - filled) + "] " + progress();
         output.redraw(bar);

@@ -86,6 +86,17 @@ public final class CompactionMap {
         lastRuns.placed(sourcePos, lastTargetIndex, targetPos);
     }
 
+    /**
+     * Rows {@code [0, rows)} of {@code source} went, in order, to rows {@code [targetStart, targetStart
+     * + rows)} of {@code target}: a file whose row groups were copied whole.
+     */
+    public void copied(String source, long rows, String target, long targetStart) {
+        rewriting(source);
+        for (long pos = 0; pos < rows; pos++) {
+            placed(source, pos, target, targetStart + pos);
+        }
+    }
+
     /** Row {@code sourcePos} of {@code source} was dropped by the prune. */
     public void pruned(String source, long sourcePos) {
         placed(source, sourcePos, PRUNED, sourcePos);

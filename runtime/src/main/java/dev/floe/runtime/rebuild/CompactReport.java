@@ -35,6 +35,9 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * @param deleteFilesAfter delete files of the rebuilt table (kept with kept files, carried, rebased)
  * @param historyKept snapshots of the live table kept below the rebuilt one
  * @param historyRewritten of those, how many were rewritten onto the rebuilt files
+ * @param copiedFiles files of the base whose row groups were copied as they are into the new files
+ *     (not decoded: a promotion of large row groups)
+ * @param copiedBytes the bytes of those files
  */
 public record CompactReport(
         TableIdentifier table,
@@ -59,7 +62,9 @@ public record CompactReport(
         int commitsRebased,
         int deleteFilesAfter,
         int historyKept,
-        int historyRewritten) {
+        int historyRewritten,
+        long copiedFiles,
+        long copiedBytes) {
 
     public CompactReport {
         phases = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(phases));
@@ -90,7 +95,9 @@ public record CompactReport(
                 commitsRebased,
                 deleteFilesAfter,
                 historyKept,
-                historyRewritten);
+                historyRewritten,
+                copiedFiles,
+                copiedBytes);
     }
 
     /** The report of a rebuild that just went live, its retired files not listed yet. */
@@ -99,7 +106,7 @@ public record CompactReport(
             int snapshotsBefore,
             SourceStats before,
             RebuiltFiles rebuilt,
-            RollingParquetWriter.Result written,
+            RowStreamer.Streamed streamed,
             RebuildPlan plan,
             int commitsRebased,
             Installation installation,
@@ -107,6 +114,7 @@ public record CompactReport(
             int attempt,
             String reclaimJob,
             int handlesReloaded) {
+        RollingParquetWriter.Result written = streamed.written();
         return new CompactReport(
                 table,
                 snapshotsBefore,
@@ -132,7 +140,9 @@ public record CompactReport(
                 commitsRebased,
                 rebuilt.deletes().size(),
                 installation.historyKept(),
-                installation.historyRewritten());
+                installation.historyRewritten(),
+                streamed.copiedFiles(),
+                streamed.copiedBytes());
     }
 
     /** The whole report on one line, for the log. */
@@ -148,7 +158,11 @@ public record CompactReport(
                 + dataFilesBefore + " -> " + dataFilesAfter + ", kept " + keptFiles + " files of " + keptRows
                 + " rows as they were, rows " + rows + " (pruned " + rowsPruned + ", carried " + carriedRows + " in "
                 + carriedFiles + " files), " + commitsRebased + " commits rebased, delete files " + deleteFilesAfter
-                + ", written " + bytesWritten + " bytes, bytes " + bytesBefore + " -> "
+                + ", written " + bytesWritten + " bytes"
+                + (copiedFiles > 0
+                        ? " (row groups of " + copiedFiles + " files, " + copiedBytes + " bytes, copied)"
+                        : "")
+                + ", bytes " + bytesBefore + " -> "
                 + bytesAfter + ", attempts " + attempts + ", "
                 + timing + ", reclaim job " + reclaimJob + " " + retired + " after the grace window, " + handlesReloaded
                 + " handles reloaded";

@@ -11,26 +11,18 @@ import dev.floe.runtime.install.PrewrittenManifest;
 import dev.floe.runtime.install.RebuiltFiles;
 import dev.floe.runtime.install.ScratchTable;
 import dev.floe.runtime.rows.RollingParquetWriter;
-import dev.floe.runtime.rows.RoutedRepack;
-import dev.floe.runtime.rows.TaskRows;
 import dev.floe.runtime.seam.RebuildCatalog;
 import dev.floe.runtime.seam.RebuildJournal;
 import dev.floe.runtime.seam.ReclaimJob;
 import dev.floe.runtime.upkeep.MetadataHistoryTrim;
 import dev.floe.runtime.upkeep.Reclaimer;
 import dev.floe.runtime.upkeep.RetiredMetadata;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.ArrayList;
 import java.util.List;
-import org.apache.iceberg.DataFile;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.CloseableIterable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,6 +68,7 @@ final class RebuildAttempt {
     private Installation installation;
     private RebuildPlan plan;
     private RollingParquetWriter.Result written;
+    private RowStreamer.Streamed streamed;
     private CompactionMap map;
     private DeltaRebase rebase;
     private TableMetadata midway;
@@ -176,56 +169,45 @@ final class RebuildAttempt {
             // row delta (kept deletes) or a format-1 append cannot take: rewrite them instead
             plan = RebuildPlanner.plan(live, base, context.settings(), true, prune);
         }
+        context.probe()
+                .planned(
+                        identifier,
+                        plan.rewrittenFiles(),
+                        plan.rewrittenRows(),
+                        plan.rewrittenBytes(),
+                        plan.kept().size(),
+                        plan.keptBytes());
         phases.end("plan");
     }
 
     /**
-     * 3b. Streams the rows of the files to rewrite, deletes applied, through the prune into large
-     * Parquet files, one group (one partition) at a time, recording in the {@link CompactionMap}
-     * where each row went.
+     * 3b. Writes the files to rewrite into large Parquet files, one group (one partition) at a time
+     * ({@link RowStreamer}): files whose row groups are already large are copied row group by row
+     * group, the rest streamed row by row, deletes applied, through the prune; the {@link
+     * CompactionMap} records where each row went.
      */
     private void streamRows() {
-        RollingParquetWriter writer = new RollingParquetWriter(installation.target(), context.settings(), location -> {
-            journal.fileStarted(location);
-            reached(CompactionStep.FILE_STARTED);
-        });
-        StreamRaceWatch watch = new StreamRaceWatch(catalog, identifier, liveOps, base);
-        TaskRows reader = TaskRows.withSources(live, base.currentSnapshot().snapshotId(), base.schema());
-        int positionAt = base.schema().columns().size();
         map = new CompactionMap();
         plan.kept().forEach(file -> map.keep(file.location()));
-        RollingParquetWriter.Placement placement = map.placement(positionAt);
-        List<DataFile> files = new ArrayList<>();
-        long rowsIn = 0;
-        long rowsOut = 0;
+        RowStreamer streamer = new RowStreamer(
+                live,
+                base,
+                installation.target(),
+                context.settings(),
+                prune,
+                map,
+                new StreamRaceWatch(catalog, identifier, liveOps, base),
+                (files, rows, bytes) -> context.probe().copied(identifier, files, rows, bytes),
+                location -> {
+                    journal.fileStarted(location);
+                    reached(CompactionStep.FILE_STARTED);
+                });
         try {
-            for (RebuildPlan.Group group : plan.groups()) {
-                // a routed group's files are repacked after: where their rows went is not recorded
-                CloseableIterable<Record> read = group.routed()
-                        ? reader.rows(group.tasks(), map::rewritingUnmapped)
-                        : reader.rows(group.tasks(), map::rewriting);
-                try (CloseableIterable<Record> rows = watch.watch(read)) {
-                    RollingParquetWriter.Result one = writer.write(
-                            rows,
-                            prune,
-                            group.partition(),
-                            group.routed(),
-                            group.routed() ? RollingParquetWriter.Placement.NONE : placement);
-                    files.addAll(
-                            group.routed()
-                                    ? RoutedRepack.repack(one.files(), writer, installation.target())
-                                    : one.files());
-                    rowsIn += one.rowsIn();
-                    rowsOut += one.rowsOut();
-                }
-                watch.check();
-            }
+            streamed = streamer.stream(plan);
         } catch (StreamRaceWatch.Raced raced) {
             throw new StartAgain(raced.getMessage() + " (seen while the rows streamed)");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
-        written = new RollingParquetWriter.Result(List.copyOf(files), rowsIn, rowsOut);
+        written = streamed.written();
         reached(CompactionStep.ROWS_WRITTEN);
         phases.end("stream");
     }
@@ -389,7 +371,7 @@ final class RebuildAttempt {
                 base.snapshots().size(),
                 before,
                 rebuilt,
-                written,
+                streamed,
                 plan,
                 rebase.commits(),
                 installation,

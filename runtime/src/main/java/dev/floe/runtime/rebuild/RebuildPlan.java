@@ -57,6 +57,13 @@ record RebuildPlan(
         return groups.stream().mapToLong(group -> group.tasks().size()).sum();
     }
 
+    long rewrittenRows() {
+        return groups.stream()
+                .flatMap(group -> group.tasks().stream())
+                .mapToLong(task -> task.file().recordCount())
+                .sum();
+    }
+
     long rewrittenBytes() {
         return groups.stream().mapToLong(Group::bytes).sum();
     }

@@ -194,13 +194,9 @@ class IncrementalRebuildTest {
         assertThat(pruned.rowsPruned()).isEqualTo(1);
         assertThat(TestTables.read(again)).hasSize(COMMITS * ROWS - 1).noneMatch(r -> (Long) r.getField("id") == 7L);
         Map<String, String> now = dataFiles(again);
-        assertThat(now.keySet())
-                .as("the file holding id 7 is rewritten; the others are kept")
-                .hasSize(afterFirst.size())
-                .containsAll(afterFirst.keySet().stream()
-                        .filter(path -> now.containsKey(path))
-                        .toList());
         assertThat(afterFirst.keySet().stream().filter(now::containsKey).count())
+                .as("the file holding id 7 is rewritten; the others are kept")
                 .isEqualTo(afterFirst.size() - 1);
+        assertThat(pruned.keptFiles()).isEqualTo(afterFirst.size() - 1);
     }
 }

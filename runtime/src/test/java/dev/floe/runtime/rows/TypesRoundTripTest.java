@@ -86,7 +86,7 @@ class TypesRoundTripTest {
         }
     }
 
-    private static Record row(Schema schema, long id, Random random) {
+    static Record row(Schema schema, long id, Random random) {
         GenericRecord row = GenericRecord.create(schema);
         row.setField("id", id);
         boolean nulls = id % 7 == 3;
