@@ -41,6 +41,7 @@ final class Sizes {
     final int rewriteTrigger;
     final long promotionRows;
     final String promotionSettled;
+    final int promotionRowGroupRows;
 
     Sizes(boolean quick) {
         this.quick = quick;
@@ -76,5 +77,6 @@ final class Sizes {
         rewriteTrigger = quick ? 20 : 200;
         promotionRows = quick ? 400_000 : 8_000_000;
         promotionSettled = quick ? "1MiB" : "16MiB";
+        promotionRowGroupRows = quick ? 10_000 : 131_072; // the full run's: floe's default
     }
 }

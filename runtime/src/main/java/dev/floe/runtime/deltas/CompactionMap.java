@@ -92,8 +92,12 @@ public final class CompactionMap {
      */
     public void copied(String source, long rows, String target, long targetStart) {
         rewriting(source);
-        for (long pos = 0; pos < rows; pos++) {
-            placed(source, pos, target, targetStart + pos);
+        // one call per run of at most Integer.MAX_VALUE rows: each extends the run the first began
+        for (long done = 0; done < rows; ) {
+            placed(source, done, target, targetStart + done); // a run of one row, looked up and started
+            long n = Math.min(rows - done, Integer.MAX_VALUE);
+            lastRuns.length[lastRuns.size - 1] += (int) (n - 1);
+            done += n;
         }
     }
 

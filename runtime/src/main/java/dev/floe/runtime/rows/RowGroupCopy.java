@@ -32,8 +32,8 @@ import org.apache.iceberg.io.OutputFileFactory;
  * copy), and row groups of at least half the target rows but the last. Every other file is
  * re-encoded by {@link RollingParquetWriter}. Iceberg's metrics of a copied file come from its new
  * footer (no NaN counts: those are only known row by row). The copy goes through parquet-java's own
- * file writer ({@link HostParquet}), whose buffer is 8 KiB: memory is that and the footers, whatever
- * the files' size. Iceberg's {@code ParquetFileMerger} (1.11) merges files the same way, but is not
+ * file writer ({@link HostParquet}), which moves 8 KiB at a time: memory is that buffer and the
+ * footers, whatever the files' size. Iceberg's {@code ParquetFileMerger} (1.11) merges files the same way, but is not
  * in every Iceberg a host runs.
  *
  * <p>On any failure every file this copy started is deleted before the error is rethrown.

@@ -24,6 +24,20 @@ class CompactionMapTest {
     }
 
     @Test
+    void aFileCopiedWholeIsOneRunAndEachRowFindsItsPlace() {
+        CompactionMap map = new CompactionMap();
+        map.copied("a", 0, "t", 0);
+        map.copied("b", 3_000_000, "t", 600);
+
+        assertThat(map.isMapped("a")).isTrue();
+        assertThat(map.runsOf("a")).isEmpty();
+        assertThat(map.runsOf("b")).containsExactly(new CompactionMap.Run(0, "t", 600, 3_000_000));
+        assertThat(map.target("b", 0)).isEqualTo(new CompactionMap.Position("t", 600));
+        assertThat(map.target("b", 2_999_999)).isEqualTo(new CompactionMap.Position("t", 3_000_599));
+        assertThat(map.target("b", 3_000_000)).isNull();
+    }
+
+    @Test
     void aDroppedRowAndARolledTargetCutRuns() {
         CompactionMap map = new CompactionMap();
         map.rewriting("a");
