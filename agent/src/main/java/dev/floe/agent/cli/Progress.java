@@ -129,6 +129,7 @@ final class Progress implements CompactionProbe, AutoCloseable {
             TableIdentifier at, long readFiles, long readRows, long readBytes, long keptFiles, long keptBytes) {
         totalRows = readRows;
         totalBytes = readBytes;
+        rows.set(0); // a prune may have counted the rows of the files the plan keeps, reading them
         line("reading " + Text.count(readRows) + " rows in " + Text.count(readFiles) + " data files ("
                 + Text.bytes(readBytes) + ")"
                 + (keptFiles > 0

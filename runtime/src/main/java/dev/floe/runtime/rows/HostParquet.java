@@ -9,9 +9,6 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
-import org.apache.iceberg.Metrics;
-import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
@@ -46,26 +43,19 @@ final class HostParquet {
     private final Method end;
     private final Method writerFooter;
     private final Method pos;
-    private final Method footerMetrics;
     private final Method splitOffsets;
 
     private HostParquet() throws ReflectiveOperationException {
         Method offsets = null;
-        Method metrics = null;
         for (Method m : ParquetUtil.class.getMethods()) {
             if (m.getName().equals("getSplitOffsets") && m.getParameterCount() == 1) {
                 offsets = m;
-            } else if (m.getName().equals("footerMetrics")
-                    && m.getParameterCount() == 3
-                    && m.getParameterTypes()[1] == Stream.class) {
-                metrics = m;
             }
         }
-        if (offsets == null || metrics == null) {
-            throw new NoSuchMethodException("ParquetUtil.getSplitOffsets(ParquetMetadata) or footerMetrics");
+        if (offsets == null) {
+            throw new NoSuchMethodException("ParquetUtil.getSplitOffsets(ParquetMetadata)");
         }
         this.splitOffsets = offsets;
-        this.footerMetrics = metrics;
         Class<?> metadata = offsets.getParameterTypes()[0];
         String name = metadata.getName();
         String prefix = name.substring(0, name.length() - ".hadoop.metadata.ParquetMetadata".length());
@@ -184,11 +174,6 @@ final class HostParquet {
         } catch (ReflectiveOperationException | RuntimeException e) {
             failure.addSuppressed(e);
         }
-    }
-
-    /** Iceberg's metrics of the ended {@code writer}'s file, from its footer. */
-    Metrics metrics(Object writer, MetricsConfig config) throws IOException {
-        return (Metrics) call(footerMetrics, null, call(writerFooter, writer), Stream.empty(), config);
     }
 
     /** The row groups' offsets of the ended {@code writer}'s file, Iceberg's split offsets. */

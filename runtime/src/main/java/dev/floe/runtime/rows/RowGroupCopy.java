@@ -13,7 +13,6 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.SchemaParser;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
@@ -30,8 +29,8 @@ import org.apache.iceberg.io.OutputFileFactory;
  * table's current schema (the same Parquet schema, field ids and all), ZSTD, no delete applying to
  * it, no encryption, a table of format 1 or 2 (a format 3 table's row lineage is not carried by a
  * copy), and row groups of at least half the target rows but the last. Every other file is
- * re-encoded by {@link RollingParquetWriter}. Iceberg's metrics of a copied file come from its new
- * footer (no NaN counts: those are only known row by row). The copy goes through parquet-java's own
+ * re-encoded by {@link RollingParquetWriter}. Iceberg's metrics of a copied file are its sources',
+ * merged ({@link MergedMetrics}). The copy goes through parquet-java's own
  * file writer ({@link HostParquet}), which moves 8 KiB at a time: memory is that buffer and the
  * footers, whatever the files' size. Iceberg's {@code ParquetFileMerger} (1.11) merges files the same way, but is not
  * in every Iceberg a host runs.
@@ -133,6 +132,7 @@ public final class RowGroupCopy {
                     }
                     parquet.appendTo(reader, out.writer);
                 }
+                out.sources.add(file);
                 copied.copied(file.location(), file.recordCount(), out.location, out.rows);
                 out.rows += file.recordCount();
                 out.bytes += file.fileSizeInBytes();
@@ -164,6 +164,7 @@ public final class RowGroupCopy {
         final String location;
         final Object writer;
         final Map<String, String> keyValues;
+        final List<DataFile> sources = new ArrayList<>();
         long rows;
         long bytes;
 
@@ -183,7 +184,7 @@ public final class RowGroupCopy {
                     .withPath(location)
                     .withFormat(FileFormat.PARQUET)
                     .withFileSizeInBytes(parquet.pos(writer))
-                    .withMetrics(parquet.metrics(writer, MetricsConfig.forTable(target)))
+                    .withMetrics(MergedMetrics.of(sources, target.schema()))
                     .withSplitOffsets(parquet.splitOffsets(writer));
             if (target.spec().isPartitioned()) {
                 builder.withPartition(partition);

@@ -126,6 +126,51 @@ class RowGroupCopyTest extends CatalogFixture {
     }
 
     @Test
+    void aCopiedFileKeepsBoundsThatFindARowBesideANaN() throws IOException {
+        Schema schema = new Schema(
+                Types.NestedField.required(1, "id", Types.LongType.get()),
+                Types.NestedField.optional(2, "x", Types.DoubleType.get()));
+        Table table = catalog.createTable(EVENTS, schema);
+        for (int f = 0; f < 2; f++) {
+            List<Record> rows = new ArrayList<>();
+            for (int i = 0; i < 600; i++) {
+                Record row = org.apache.iceberg.data.GenericRecord.create(schema);
+                row.setField("id", f * 600L + i);
+                // the second file: one row far above the first's values, and a NaN in the same chunk
+                row.setField("x", f == 1 && i == 7 ? 500.0 : f == 1 && i == 8 ? Double.NaN : i % 10 * 1.0);
+                rows.add(row);
+            }
+            TestTables.append(table, rows);
+        }
+
+        CompactReport report = rebuildWhole(CompactionProbe.NONE);
+
+        assertThat(report.copiedFiles()).isEqualTo(2);
+        Table rebuilt = catalog.loadTable(EVENTS);
+        List<Record> found = new ArrayList<>();
+        try (org.apache.iceberg.io.CloseableIterable<Record> rows = org.apache.iceberg.data.IcebergGenerics.read(
+                        rebuilt)
+                .where(org.apache.iceberg.expressions.Expressions.greaterThan("x", 100.0))
+                .build()) {
+            rows.forEach(found::add);
+        }
+        // the file is not pruned away: its row of 500 is read (the reader's own filter also lets NaN by)
+        assertThat(found.stream().map(r -> r.getField("id")))
+                .as("the row of x = 500 is found through the file's bounds")
+                .contains(607L);
+        List<DataFile> files = new ArrayList<>();
+        try (org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.FileScanTask> tasks =
+                rebuilt.newScan().includeColumnStats().planFiles()) {
+            tasks.forEach(task -> files.add(task.file()));
+        }
+        assertThat(files).hasSize(1);
+        assertThat((Double) Conversions.fromByteBuffer(
+                        Types.DoubleType.get(), files.get(0).upperBounds().get(2)))
+                .isEqualTo(500.0);
+        assertThat(files.get(0).nanValueCounts()).containsEntry(2, 1L);
+    }
+
+    @Test
     void smallRowGroupsAnotherCodecOrAnEarlierSchemaAreReencoded() {
         Table table = catalog.createTable(EVENTS, TestTables.SIMPLE);
         for (int f = 0; f < 3; f++) {
