@@ -69,8 +69,9 @@ public final class RowGroupCopy {
                 || !task.deletes().isEmpty()
                 || file.keyMetadata() != null
                 || formatVersion >= 3
+                || file.recordCount() < settings.rowGroupRows() / 2
                 || !(target.encryption() instanceof PlaintextEncryptionManager)) {
-            return false;
+            return false; // a file of fewer rows than half a row group is never read for its footer
         }
         try (Closeable reader = HostParquet.get().open(target.io().newInputFile(file.location()))) {
             HostParquet parquet = HostParquet.get();
