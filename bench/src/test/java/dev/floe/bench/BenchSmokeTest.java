@@ -33,7 +33,8 @@ class BenchSmokeTest {
             Map.entry("upsert", "upsert.csv"),
             Map.entry("rest", "rest.csv"),
             Map.entry("history", "history.csv"),
-            Map.entry("rewrite", "rewrite.csv"));
+            Map.entry("rewrite", "rewrite.csv"),
+            Map.entry("promotion", "promotion.csv"));
 
     @TempDir
     Path dir;
