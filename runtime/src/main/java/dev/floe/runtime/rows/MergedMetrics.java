@@ -31,60 +31,47 @@ final class MergedMetrics {
         }
         return new Metrics(
                 rows,
-                summed(sources, DataFile::columnSizes),
-                summed(sources, DataFile::valueCounts),
-                summed(sources, DataFile::nullValueCounts),
-                summed(sources, DataFile::nanValueCounts),
-                bounds(sources, DataFile::lowerBounds, schema, true),
-                bounds(sources, DataFile::upperBounds, schema, false));
+                merged(sources, DataFile::columnSizes, (id, a, b) -> a + b),
+                merged(sources, DataFile::valueCounts, (id, a, b) -> a + b),
+                merged(sources, DataFile::nullValueCounts, (id, a, b) -> a + b),
+                merged(sources, DataFile::nanValueCounts, (id, a, b) -> a + b),
+                merged(sources, DataFile::lowerBounds, (id, a, b) -> wider(schema, id, a, b, true)),
+                merged(sources, DataFile::upperBounds, (id, a, b) -> wider(schema, id, a, b, false)));
     }
 
-    /** Per column, the sum of the sources' counts; none for a column a source does not count. */
-    private static Map<Integer, Long> summed(List<DataFile> sources, Function<DataFile, Map<Integer, Long>> counts) {
-        Map<Integer, Long> sum = null;
+    /** Two sources' values of column {@code id} as one; null drops the column. */
+    private interface Combine<V> {
+        V of(int id, V a, V b);
+    }
+
+    /** Per column, the sources' values combined; none for a column some source has no value for. */
+    private static <V> Map<Integer, V> merged(
+            List<DataFile> sources, Function<DataFile, Map<Integer, V>> of, Combine<V> combine) {
+        Map<Integer, V> all = null;
         for (DataFile source : sources) {
-            Map<Integer, Long> one = counts.apply(source);
+            Map<Integer, V> one = of.apply(source);
             if (one == null) {
                 return null;
             }
-            if (sum == null) {
-                sum = new HashMap<>(one);
+            if (all == null) {
+                all = new HashMap<>(one);
             } else {
-                sum.keySet().retainAll(one.keySet());
-                sum.replaceAll((id, total) -> total + one.get(id));
+                all.keySet().retainAll(one.keySet());
+                all.replaceAll((id, value) -> combine.of(id, value, one.get(id)));
+                all.values().removeIf(java.util.Objects::isNull);
             }
         }
-        return sum;
+        return all;
     }
 
-    /** Per column, the lowest lower bound ({@code lower}) or the highest upper one; none where a source has none. */
-    private static Map<Integer, ByteBuffer> bounds(
-            List<DataFile> sources, Function<DataFile, Map<Integer, ByteBuffer>> of, Schema schema, boolean lower) {
-        Map<Integer, ByteBuffer> widest = null;
-        for (DataFile source : sources) {
-            Map<Integer, ByteBuffer> one = of.apply(source);
-            if (one == null) {
-                return null;
-            }
-            if (widest == null) {
-                widest = new HashMap<>(one);
-                continue;
-            }
-            widest.keySet().retainAll(one.keySet());
-            for (Map.Entry<Integer, ByteBuffer> entry : widest.entrySet()) {
-                Type type = schema.findType(entry.getKey());
-                if (type == null || !type.isPrimitiveType()) {
-                    entry.setValue(null);
-                    continue;
-                }
-                ByteBuffer other = one.get(entry.getKey());
-                if (entry.getValue() != null && compare(type, other, entry.getValue()) * (lower ? 1 : -1) < 0) {
-                    entry.setValue(other);
-                }
-            }
-            widest.values().removeIf(java.util.Objects::isNull);
+    /** The lower ({@code lower}) or the higher of two bounds of column {@code id}; null if it has no order here. */
+    private static ByteBuffer wider(Schema schema, int id, ByteBuffer a, ByteBuffer b, boolean lower) {
+        Type type = schema.findType(id);
+        if (type == null || !type.isPrimitiveType()) {
+            return null;
         }
-        return widest;
+        int order = compare(type, a, b);
+        return (lower ? order <= 0 : order >= 0) ? a : b;
     }
 
     @SuppressWarnings("unchecked")

@@ -32,7 +32,7 @@ import org.apache.iceberg.io.OutputFileFactory;
  * re-encoded by {@link RollingParquetWriter}. Iceberg's metrics of a copied file are its sources',
  * merged ({@link MergedMetrics}). The copy goes through parquet-java's own
  * file writer ({@link HostParquet}), which moves 8 KiB at a time: memory is that buffer and the
- * footers, whatever the files' size. Iceberg's {@code ParquetFileMerger} (1.11) merges files the same way, but is not
+ * footers, whatever the files' size. Iceberg's {@code ParquetFileMerger} (apache/iceberg #14435, after 1.12) merges files the same way, but is not
  * in every Iceberg a host runs.
  *
  * <p>On any failure every file this copy started is deleted before the error is rethrown.

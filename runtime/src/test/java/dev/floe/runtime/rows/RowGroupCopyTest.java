@@ -58,6 +58,27 @@ class RowGroupCopyTest extends CatalogFixture {
                 .compactTable(new dev.floe.runtime.seam.MapDbRebuildCatalog(catalog), EVENTS, Prune.NONE, true);
     }
 
+    /** Four files of 600 rows, ids 0 to 2,399, one append each. */
+    private static List<DataFile> fourFilesOf600Rows(Table table) {
+        List<DataFile> files = new ArrayList<>();
+        for (int f = 0; f < 4; f++) {
+            DataFile file = TestTables.writeFile(table, TestTables.simpleRows(f * 600L, 600));
+            table.newFastAppend().appendFile(file).commit();
+            files.add(file);
+        }
+        return files;
+    }
+
+    /** The data files of {@code table}'s current snapshot, with their column metrics. */
+    private static List<DataFile> filesWithStats(Table table) throws IOException {
+        List<DataFile> files = new ArrayList<>();
+        try (org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.FileScanTask> tasks =
+                table.newScan().includeColumnStats().planFiles()) {
+            tasks.forEach(task -> files.add(task.file()));
+        }
+        return files;
+    }
+
     private static List<BlockMetaData> rowGroups(DataFile file) throws IOException {
         try (ParquetFileReader reader = ParquetFileReader.open(HadoopInputFile.fromPath(
                 new org.apache.hadoop.fs.Path(file.location()), new org.apache.hadoop.conf.Configuration()))) {
@@ -86,11 +107,7 @@ class RowGroupCopyTest extends CatalogFixture {
         assertThat(report.copiedBytes())
                 .isEqualTo(sources.stream().mapToLong(DataFile::fileSizeInBytes).sum());
         assertThat(report.rows()).isEqualTo(3_600);
-        List<DataFile> files = new ArrayList<>();
-        try (org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.FileScanTask> tasks =
-                rebuilt.newScan().includeColumnStats().planFiles()) {
-            tasks.forEach(task -> files.add(task.file()));
-        }
+        List<DataFile> files = filesWithStats(rebuilt);
         assertThat(files).hasSize(1);
         DataFile packed = files.get(0);
         assertThat(RollingParquetWriter.wroteByRebuild(packed.location())).isTrue();
@@ -158,11 +175,7 @@ class RowGroupCopyTest extends CatalogFixture {
         assertThat(found.stream().map(r -> r.getField("id")))
                 .as("the row of x = 500 is found through the file's bounds")
                 .contains(607L);
-        List<DataFile> files = new ArrayList<>();
-        try (org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.FileScanTask> tasks =
-                rebuilt.newScan().includeColumnStats().planFiles()) {
-            tasks.forEach(task -> files.add(task.file()));
-        }
+        List<DataFile> files = filesWithStats(rebuilt);
         assertThat(files).hasSize(1);
         assertThat((Double) Conversions.fromByteBuffer(
                         Types.DoubleType.get(), files.get(0).upperBounds().get(2)))
@@ -223,12 +236,7 @@ class RowGroupCopyTest extends CatalogFixture {
     @Test
     void aDeleteOfACopiedFileCommittedDuringTheRebuildLandsOnItsRow() {
         Table table = catalog.createTable(EVENTS, TestTables.SIMPLE);
-        List<DataFile> files = new ArrayList<>();
-        for (int f = 0; f < 4; f++) {
-            DataFile file = TestTables.writeFile(table, TestTables.simpleRows(f * 600L, 600));
-            table.newFastAppend().appendFile(file).commit();
-            files.add(file);
-        }
+        List<DataFile> files = fourFilesOf600Rows(table);
         Table host = catalog.loadTableUncached(EVENTS);
         CompactionProbe probe = (step, id) -> {
             if (step == CompactionStep.ROWS_WRITTEN) {
@@ -252,12 +260,7 @@ class RowGroupCopyTest extends CatalogFixture {
     @Test
     void aFileADeleteMayApplyToIsReencodedWithItApplied() throws IOException {
         Table table = catalog.createTable(EVENTS, TestTables.SIMPLE);
-        List<DataFile> files = new ArrayList<>();
-        for (int f = 0; f < 4; f++) {
-            DataFile file = TestTables.writeFile(table, TestTables.simpleRows(f * 600L, 600));
-            table.newFastAppend().appendFile(file).commit();
-            files.add(file);
-        }
+        List<DataFile> files = fourFilesOf600Rows(table);
         table.newRowDelta()
                 .addDeletes(RowDeltas.positionDeletes(table, files.get(0), 10))
                 .commit();
