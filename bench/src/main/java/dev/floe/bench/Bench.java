@@ -22,7 +22,7 @@ import java.util.Set;
  * outside only: its log lines, its MBeans (read inside the child host) and files on disk. Each part
  * is a class of its own ({@link GrowthBench}, {@link ThroughputBench}, {@link LowHeapBench},
  * {@link StallBench}, {@link OverheadBench}, {@link JdbcGrowthBench}, {@link IncrementalBench}, {@link
- * UpsertBench}, {@link RestBench}, {@link HistoryBench}, {@link RewriteBench}, {@link PromotionBench}); this one runs them and writes the summary.
+ * UpsertBench}, {@link RestBench}, {@link HistoryBench}, {@link RewriteBench}, {@link PromotionBench}, {@link KeepUpBench}); this one runs them and writes the summary.
  *
  * <pre>
  * java -cp bench/target/floe-bench.jar dev.floe.bench.Bench [--quick] [--only parts]
@@ -80,6 +80,10 @@ public final class Bench {
             "              whole into one file (compact --full): row groups copied, and re-encoded",
             "              (floe.rebuild.copy-row-groups=false), each against a plain copy of the same files",
             "              on this disk: MB/s of the stream phase: promotion.csv",
+            "  keepup      the sample ingest, 300 and 3,000 commits of 10,000 rows from one thread, trigger 15",
+            "              snapshots, floe's default file sizes; row groups copied, and re-encoded: the most",
+            "              snapshots above the last rebuild / the trigger, write amplification, CPU seconds of",
+            "              floe's threads per GB ingested, rows read back: keepup.csv",
             "",
             "options:",
             "  --quick       every part at its smallest size, a smoke test of the command that measures",
@@ -120,6 +124,7 @@ public final class Bench {
         parts.put("history", HistoryBench::run);
         parts.put("rewrite", RewriteBench::run);
         parts.put("promotion", PromotionBench::run);
+        parts.put("keepup", KeepUpBench::run);
         return parts;
     }
 

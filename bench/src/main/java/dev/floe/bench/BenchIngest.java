@@ -68,6 +68,9 @@ public final class BenchIngest extends Ingest {
             "                           rebuildLiveHeapBytes the most seen while a rebuild ran (floe's",
             "                           MBean says so; default 0: never; the collections happen between",
             "                           commits, outside their latency)",
+            "  -Dbench.keep-up=true    after every commit, count the snapshots above the newest one floe",
+            "                           rebuilt and sample the CPU time of floe's threads: RESULT adds",
+            "                           maxPendingSnapshots= floeCpuMs=",
             "  -Dbench.history-check=true",
             "                           at the end, read the table's history as an incremental reader does",
             "                           (HistoryReadBack): RESULT adds historySnapshots= oldestAgeMs=",
@@ -104,6 +107,7 @@ public final class BenchIngest extends Ingest {
             int stopAfterCollapse,
             int heapProbeEvery,
             boolean historyCheck,
+            boolean keepUp,
             long paceMs,
             long expireOlderThanMs,
             long versionsWindowMs) {
@@ -116,6 +120,7 @@ public final class BenchIngest extends Ingest {
                     (int) IngestSettings.option("bench.heap-probe-every", 0, 0),
                     IngestSettings.choice("bench.history-check", "false", "true")
                             .equals("true"),
+                    IngestSettings.choice("bench.keep-up", "false", "true").equals("true"),
                     IngestSettings.option("bench.pace-ms", 0, 0),
                     IngestSettings.option("bench.expire-older-than-ms", 0, 0),
                     IngestSettings.option("bench.versions-window-ms", 0, 0));
@@ -136,6 +141,7 @@ public final class BenchIngest extends Ingest {
     private final Options options = Options.fromSystemProperties();
     private final SeriesCsv series;
     private final HeapWatch heap;
+    private final KeepUpWatch keepUp = new KeepUpWatch();
 
     private BenchIngest(IngestSettings settings) {
         super(settings);
@@ -207,6 +213,9 @@ public final class BenchIngest extends Ingest {
         }
         if (commit.handleRewrites() > 0 && firstCollapseAt.get() == 0) {
             firstCollapseAt.compareAndSet(0, commit.number());
+        }
+        if (options.keepUp()) {
+            keepUp.observe(commit.table());
         }
         if (options.heapProbeEvery() > 0 && commit.number() % options.heapProbeEvery() == 0) {
             probeHeap(commit.number());
@@ -281,6 +290,10 @@ public final class BenchIngest extends Ingest {
         values.put("mode", options.maintained() ? "maintained" : "fast");
         values.put("hostDataBytes", Long.toString(hostDataBytes.get()));
         values.put("processWriteBytes", Long.toString(processWriteBytes()));
+        if (options.keepUp()) {
+            values.put("maxPendingSnapshots", Integer.toString(keepUp.maxPending()));
+            values.put("floeCpuMs", Long.toString(keepUp.floeCpuMillis()));
+        }
         if (options.historyCheck()) {
             HistoryReadBack.into(table, values);
         }

@@ -42,6 +42,9 @@ final class Sizes {
     final long promotionRows;
     final String promotionSettled;
     final int promotionRowGroupRows;
+    final int[] keepUpCommits;
+    final int keepUpRows;
+    final int keepUpTrigger;
 
     Sizes(boolean quick) {
         this.quick = quick;
@@ -78,5 +81,8 @@ final class Sizes {
         promotionRows = quick ? 400_000 : 8_000_000;
         promotionSettled = quick ? "1MiB" : "16MiB";
         promotionRowGroupRows = quick ? 10_000 : 131_072; // the full run's: floe's default
+        keepUpCommits = quick ? new int[] {40} : new int[] {300, 3_000};
+        keepUpRows = quick ? 1_000 : 10_000;
+        keepUpTrigger = quick ? 5 : 15;
     }
 }

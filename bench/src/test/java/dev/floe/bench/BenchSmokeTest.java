@@ -34,7 +34,8 @@ class BenchSmokeTest {
             Map.entry("rest", "rest.csv"),
             Map.entry("history", "history.csv"),
             Map.entry("rewrite", "rewrite.csv"),
-            Map.entry("promotion", "promotion.csv"));
+            Map.entry("promotion", "promotion.csv"),
+            Map.entry("keepup", "keepup.csv"));
 
     @TempDir
     Path dir;
