@@ -216,6 +216,7 @@ public final class AgentConfig {
         int historyKeepSnapshots = (int) v.count("floe.history.keep-snapshots", 1);
         Duration rewriteAfter = v.durationOrOff("floe.history.rewrite-after");
         boolean copyRowGroups = v.bool("floe.rebuild.copy-row-groups");
+        long majorBytes = v.bytesOrOff("floe.rebuild.major-bytes");
         Duration grace = v.duration("floe.reclaim.grace");
         int handles = (int) v.count("floe.handles.max", 0);
         boolean jmx = v.bool("floe.jmx");
@@ -236,6 +237,7 @@ public final class AgentConfig {
             r.historyKeepSnapshots = historyKeepSnapshots;
             r.historyRewriteAfter = rewriteAfter;
             r.copyRowGroups = copyRowGroups;
+            r.majorBytes = majorBytes;
         });
         GuardSettings settings = new GuardSettings(
                 tables,

@@ -105,6 +105,11 @@ final class ConfigValues {
     }
 
     /** {@link #duration}, or null for {@code off}. */
+    /** {@link #bytes}, or 0 for {@code off}. */
+    long bytesOrOff(String key) throws ConfigException {
+        return "off".equalsIgnoreCase(raw(key).trim()) ? 0 : bytes(key);
+    }
+
     Duration durationOrOff(String key) throws ConfigException {
         return "off".equalsIgnoreCase(raw(key).trim()) ? null : duration(key);
     }

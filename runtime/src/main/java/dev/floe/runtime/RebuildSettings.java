@@ -42,6 +42,10 @@ import java.time.Duration;
  * @param copyRowGroups whether files whose row groups are already large are packed by copying
  *     their row groups byte for byte rather than by re-encoding every row ({@code RowGroupCopy};
  *     default true)
+ * @param majorBytes a group of files to pack of at least this many bytes (a promotion of settled
+ *     tiers) is written apart, on the guard's second thread, while the rebuilds at the trigger go on
+ *     keeping its files as they are; the next rebuild installs it ({@code Promotions}). 0 packs every
+ *     group in the rebuild itself (default 32 MiB)
  */
 public record RebuildSettings(
         int rowGroupRows,
@@ -58,7 +62,8 @@ public record RebuildSettings(
         Duration historyKeep,
         int historyKeepSnapshots,
         Duration historyRewriteAfter,
-        boolean copyRowGroups) {
+        boolean copyRowGroups,
+        long majorBytes) {
 
     public RebuildSettings {
         require(rowGroupRows > 0, "rowGroupRows must be positive: " + rowGroupRows);
@@ -77,6 +82,7 @@ public record RebuildSettings(
         require(
                 historyRewriteAfter == null || !historyRewriteAfter.isNegative(),
                 "historyRewriteAfter must not be negative: " + historyRewriteAfter);
+        require(majorBytes >= 0, "majorBytes must not be negative: " + majorBytes);
     }
 
     public static RebuildSettings defaults() {
@@ -95,7 +101,8 @@ public record RebuildSettings(
                 Duration.ofHours(1),
                 2000,
                 null,
-                true);
+                true,
+                32L << 20);
     }
 
     /**
@@ -130,6 +137,7 @@ public record RebuildSettings(
         public int historyKeepSnapshots;
         public Duration historyRewriteAfter;
         public boolean copyRowGroups;
+        public long majorBytes;
 
         private Copy(RebuildSettings from) {
             try {

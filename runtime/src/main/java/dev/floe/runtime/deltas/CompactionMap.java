@@ -101,6 +101,24 @@ public final class CompactionMap {
         }
     }
 
+    /**
+     * Takes in every run of {@code other}, a map of other sources (a major rebuild's, installed by
+     * this rebuild): its sources are rewritten here too, their rows where {@code other} put them.
+     */
+    public void absorb(CompactionMap other) {
+        other.unmapped.forEach(this::rewritingUnmapped);
+        for (String source : other.sources.keySet()) {
+            if (sources.containsKey(source) || kept.contains(source)) {
+                throw new IllegalArgumentException(source + " is in both maps");
+            }
+            rewriting(source);
+            for (Run run : other.allRunsOf(source)) {
+                placed(source, run.sourceStart(), run.target(), run.targetStart());
+                lastRuns.length[lastRuns.size - 1] += (int) (run.length() - 1);
+            }
+        }
+    }
+
     /** Row {@code sourcePos} of {@code source} was dropped by the prune. */
     public void pruned(String source, long sourcePos) {
         placed(source, sourcePos, PRUNED, sourcePos);

@@ -10,6 +10,7 @@ import dev.floe.runtime.WriterGate;
 import dev.floe.runtime.install.ScratchTable;
 import dev.floe.runtime.rebuild.CompactReport;
 import dev.floe.runtime.rebuild.Compactor;
+import dev.floe.runtime.rebuild.Promotions;
 import dev.floe.runtime.rebuild.RebuildRefusal;
 import dev.floe.runtime.seam.MapDbRebuildCatalog;
 import dev.floe.runtime.seam.RebuildCatalog;
@@ -53,6 +54,10 @@ public final class Guard implements GuardMetricsMBean {
     private final HostCatalogs catalogs;
     private final ErrorLog errors = new ErrorLog();
     private final Maintenance maintenance;
+    /** The second background thread: major rebuilds ({@link Promotions}). */
+    private final GuardThread promoter;
+
+    private volatile boolean closing;
     private final GuardMBeans mbeans;
     private final ConcurrentMap<TableKey, GuardedTable> tables = new ConcurrentHashMap<>();
     private final AtomicLong rebuilds = new AtomicLong();
@@ -70,8 +75,20 @@ public final class Guard implements GuardMetricsMBean {
         this.globs = new TableGlobs(settings.tables());
         this.catalogs = new HostCatalogs(new SharedState(settings.stateFile()));
         this.policy = new TriggerPolicy(settings);
+        this.promoter = new GuardThread(
+                jmxSuffix.isEmpty() ? "floe-promoter" : "floe-promoter[" + jmxSuffix.substring(1) + "]");
+        // major rebuilds (promotions of settled tiers) run on the second thread, never in the way of
+        // the rebuilds at the trigger
+        Promotions promotions = settings.rebuild().majorBytes() > 0
+                ? new Promotions(promoter::execute, this::onWorkingCatalog, () -> closing || JvmExit.begun())
+                : null;
         this.compactor = new Compactor(
-                settings.rebuild(), gate, handles, (step, table) -> CrashPoint.reach("rebuild." + step), clock);
+                settings.rebuild(),
+                gate,
+                handles,
+                (step, table) -> CrashPoint.reach("rebuild." + step),
+                clock,
+                promotions);
         this.thread = new GuardThread(
                 jmxSuffix.isEmpty() ? "floe-compactor" : "floe-compactor[" + jmxSuffix.substring(1) + "]");
         this.maintenance =
@@ -292,7 +309,14 @@ public final class Guard implements GuardMetricsMBean {
      * catalog floe opened. The agent neither gates nor watches it, nor tracks the handles it loads.
      */
     public boolean isFloes(Object catalog) {
-        return thread.isCurrent() || SharedCatalog.isFloes(catalog);
+        return thread.isCurrent() || promoter.isCurrent() || SharedCatalog.isFloes(catalog);
+    }
+
+    /** Runs a major rebuild's work on {@code table}'s working catalog; false when there is none now. */
+    private boolean onWorkingCatalog(TableKey table, java.util.function.Consumer<RebuildCatalog> work) {
+        GuardedTable state = tables.get(table);
+        WorkingCatalog working = state == null ? null : state.working;
+        return working != null && working.run(work);
     }
 
     /** Waits until everything queued so far on the background thread has run. */
@@ -320,7 +344,9 @@ public final class Guard implements GuardMetricsMBean {
      * this guard's MBeans.
      */
     public void close() {
+        closing = true;
         mbeans.unregisterAll();
+        promoter.close();
         thread.close();
         catalogs.close();
     }
@@ -334,7 +360,9 @@ public final class Guard implements GuardMetricsMBean {
      * record is durable and the next start recovers from them.
      */
     public void closeAtExit(Duration bound) {
-        if (thread.stop(bound)) {
+        closing = true; // a major rebuild stops at its next check and deletes what it wrote
+        boolean promoterEnded = promoter.stop(bound);
+        if (thread.stop(bound) && promoterEnded) {
             catalogs.close();
         }
     }

@@ -148,6 +148,14 @@ public abstract class Installation {
         }
     }
 
+    /**
+     * Deletes the files {@code journal} lists that the live table does not reference, in any catalog
+     * (files that were never installed, or were and still are: those stay), and clears it.
+     */
+    public static void discardUnreferenced(TableOperations liveOps, RebuildJournal journal) {
+        InPlace.discardUnreferenced(liveOps.refresh(), liveOps.io(), journal);
+    }
+
     /** The reclaim job of this attempt, with the journal's key as its id. */
     ReclaimJob job(String rebuilt, List<String> retiredMetadata, Instant due) {
         return new ReclaimJob(journal.scratch().toString(), identifier, due, rebuilt, false, retiredMetadata);

@@ -29,13 +29,32 @@ public final class Compactor {
 
     /** What every attempt of this compactor shares. */
     record Context(
-            RebuildSettings settings, WriterGate gate, HandleRegistry handles, CompactionProbe probe, Clock clock) {}
+            RebuildSettings settings,
+            WriterGate gate,
+            HandleRegistry handles,
+            CompactionProbe probe,
+            Clock clock,
+            Promotions promotions) {}
 
     private final Context context;
 
     public Compactor(
             RebuildSettings settings, WriterGate gate, HandleRegistry handles, CompactionProbe probe, Clock clock) {
-        this.context = new Context(settings, gate, handles, probe, clock);
+        this(settings, gate, handles, probe, clock, null);
+    }
+
+    /**
+     * A compactor whose rebuilds set their major work apart ({@link MajorSplit}) for {@code
+     * promotions} to write on a thread of its own; null packs every group in the rebuild itself.
+     */
+    public Compactor(
+            RebuildSettings settings,
+            WriterGate gate,
+            HandleRegistry handles,
+            CompactionProbe probe,
+            Clock clock,
+            Promotions promotions) {
+        this.context = new Context(settings, gate, handles, probe, clock, promotions);
     }
 
     /** A compactor with its own gate and no tracked handles, for use without the agent. */

@@ -67,6 +67,7 @@ final class RebuildAttempt {
     private RebuildJournal journal;
     private Installation installation;
     private RebuildPlan plan;
+    private MajorRebuild.Written adopted;
     private RollingParquetWriter.Result written;
     private RowStreamer.Streamed streamed;
     private CompactionMap map;
@@ -161,9 +162,17 @@ final class RebuildAttempt {
      * and small ones whose tier is not full are kept; the rest is rewritten, per partition.
      */
     private void planRewrite() {
-        plan = RebuildPlanner.plan(live, base, context.settings(), full, prune);
         boolean renumbered =
                 installation.target().spec().specId() != base.spec().specId();
+        if (context.promotions() != null && !renumbered) {
+            // the minor work now, the major apart ({@link MajorSplit})
+            MajorSplit.Split split = MajorSplit.split(
+                    context.promotions(), catalog, identifier, live, liveOps, base, context.settings(), full, prune);
+            plan = split.plan();
+            adopted = split.adopted();
+        } else {
+            plan = RebuildPlanner.plan(live, base, context.settings(), full, prune);
+        }
         if (renumbered && !plan.full() && (!plan.deletes().isEmpty() || base.formatVersion() < 2)) {
             // the scratch table numbers the live spec anew; kept files keep the live number, which a
             // row delta (kept deletes) or a format-1 append cannot take: rewrite them instead
@@ -208,6 +217,14 @@ final class RebuildAttempt {
             throw new StartAgain(raced.getMessage() + " (seen while the rows streamed)");
         }
         written = streamed.written();
+        if (adopted != null) {
+            // what a major rebuild wrote stands in for its inputs, as if streamed here
+            map.absorb(adopted.map());
+            List<org.apache.iceberg.DataFile> files = new java.util.ArrayList<>(written.files());
+            files.addAll(adopted.outputs());
+            written = new RollingParquetWriter.Result(
+                    List.copyOf(files), written.rowsIn() + adopted.rows(), written.rowsOut() + adopted.rows());
+        }
         reached(CompactionStep.ROWS_WRITTEN);
         phases.end("stream");
     }
@@ -361,6 +378,9 @@ final class RebuildAttempt {
      * at any moment.
      */
     private CompactReport reloadHandlesAndOpenTheGate() {
+        if (adopted != null) {
+            context.promotions().installed(key, catalog, adopted);
+        }
         int reloaded = context.handles().reload(key);
         reached(CompactionStep.HANDLES_RELOADED);
         context.gate().exit(key);

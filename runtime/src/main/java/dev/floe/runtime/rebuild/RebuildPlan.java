@@ -19,9 +19,59 @@ import org.apache.iceberg.StructLike;
  * @param groups the files to rewrite, deletes applied
  * @param full whether this rebuild rewrites every file (nothing settled)
  * @param rebuildsSinceFull how many rebuilds since the last full one, this one included (0 if full)
+ * @param apart the files a major rebuild claims ({@link Promotions}), neither kept nor rewritten
+ *     yet: {@link #keepingApart} or {@link #adoptingApart} says which
+ * @param adopted files a major rebuild packed, replaced in this rebuild by what it wrote
  */
 record RebuildPlan(
-        List<DataFile> kept, List<DeleteFile> deletes, List<Group> groups, boolean full, int rebuildsSinceFull) {
+        List<DataFile> kept,
+        List<DeleteFile> deletes,
+        List<Group> groups,
+        boolean full,
+        int rebuildsSinceFull,
+        List<FileScanTask> apart,
+        List<FileScanTask> adopted) {
+
+    RebuildPlan(List<DataFile> kept, List<DeleteFile> deletes, List<Group> groups, boolean full, int sinceFull) {
+        this(kept, deletes, groups, full, sinceFull, List.of(), List.of());
+    }
+
+    /** This plan with the files set apart kept as they are (their major rebuild still runs). */
+    RebuildPlan keepingApart() {
+        return keeping(apart, groups, adopted);
+    }
+
+    /** This plan with the files set apart replaced by what their major rebuild wrote. */
+    RebuildPlan adoptingApart() {
+        return new RebuildPlan(kept, deletes, groups, full, rebuildsSinceFull, List.of(), List.copyOf(apart));
+    }
+
+    /** This plan with {@code major}, groups of it, kept as they are here: a major rebuild packs them. */
+    RebuildPlan settingApart(List<Group> major) {
+        List<Group> rest = new java.util.ArrayList<>(groups);
+        rest.removeIf(group -> major.stream().anyMatch(m -> m == group));
+        List<FileScanTask> tasks = new java.util.ArrayList<>();
+        major.forEach(group -> tasks.addAll(group.tasks()));
+        return keeping(tasks, rest, adopted);
+    }
+
+    private RebuildPlan keeping(List<FileScanTask> tasks, List<Group> rest, List<FileScanTask> adopting) {
+        List<DataFile> keeping = new java.util.ArrayList<>(kept);
+        java.util.Map<String, DeleteFile> keptDeletes = new java.util.LinkedHashMap<>();
+        deletes.forEach(delete -> keptDeletes.put(DeleteFileKey.of(delete), delete));
+        for (FileScanTask task : tasks) {
+            keeping.add(task.file());
+            task.deletes().forEach(delete -> keptDeletes.putIfAbsent(DeleteFileKey.of(delete), delete));
+        }
+        return new RebuildPlan(
+                List.copyOf(keeping),
+                List.copyOf(keptDeletes.values()),
+                List.copyOf(rest),
+                full,
+                rebuildsSinceFull,
+                List.of(),
+                adopting);
+    }
 
     /**
      * Files rewritten together into new files of one partition of the table's current spec: {@code
@@ -41,6 +91,7 @@ record RebuildPlan(
         java.util.Set<String> applied = new java.util.HashSet<>();
         groups.forEach(group ->
                 group.tasks().forEach(task -> task.deletes().forEach(delete -> applied.add(DeleteFileKey.of(delete)))));
+        adopted.forEach(task -> task.deletes().forEach(delete -> applied.add(DeleteFileKey.of(delete))));
         deletes.forEach(delete -> applied.remove(DeleteFileKey.of(delete)));
         return applied;
     }

@@ -50,6 +50,21 @@ final class RebuildPlanner {
     private RebuildPlanner() {}
 
     static RebuildPlan plan(Table live, TableMetadata base, RebuildSettings settings, boolean fullAsked, Prune prune) {
+        return plan(live, base, settings, fullAsked, prune, java.util.Set.of());
+    }
+
+    /**
+     * {@link #plan(Table, TableMetadata, RebuildSettings, boolean, Prune)}, the files of {@code apart}
+     * (a major rebuild's, {@link Promotions}) set aside in {@link RebuildPlan#apart}: neither kept
+     * nor rewritten, nor counted in their partition's tiers.
+     */
+    static RebuildPlan plan(
+            Table live,
+            TableMetadata base,
+            RebuildSettings settings,
+            boolean fullAsked,
+            Prune prune,
+            java.util.Set<String> apart) {
         int since = sinceFull(base);
         boolean full = fullAsked || (settings.fullEvery() > 0 && since + 1 >= settings.fullEvery());
         PartitionSpec spec = base.spec();
@@ -58,13 +73,16 @@ final class RebuildPlanner {
         StructLikeMap<List<FileScanTask>> small = StructLikeMap.create(spec.partitionType());
         List<FileScanTask> earlierSpec = new ArrayList<>();
         List<FileScanTask> candidates = new ArrayList<>();
+        List<FileScanTask> setApart = new ArrayList<>();
         try (CloseableIterable<FileScanTask> tasks = live.newScan()
                 .useSnapshot(base.currentSnapshot().snapshotId())
                 .includeColumnStats()
                 .planFiles()) {
             for (FileScanTask task : tasks) {
                 DataFile file = task.file();
-                if (file.specId() != spec.specId()) {
+                if (apart.contains(file.location())) {
+                    setApart.add(task);
+                } else if (file.specId() != spec.specId()) {
                     earlierSpec.add(task);
                 } else if (full || mustApplyDeletes(task, settings.deleteRatio(), base.formatVersion())) {
                     rewrite.computeIfAbsent(file.partition(), p -> new ArrayList<>())
@@ -118,7 +136,13 @@ final class RebuildPlanner {
             }
         }
         return new RebuildPlan(
-                List.copyOf(kept), List.copyOf(deletes.values()), List.copyOf(groups), full, full ? 0 : since + 1);
+                List.copyOf(kept),
+                List.copyOf(deletes.values()),
+                List.copyOf(groups),
+                full,
+                full ? 0 : since + 1,
+                List.copyOf(setApart),
+                List.of());
     }
 
     /**

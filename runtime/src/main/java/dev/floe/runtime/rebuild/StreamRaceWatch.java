@@ -37,12 +37,31 @@ public final class StreamRaceWatch {
     private final TableMetadata base;
     private String seen;
 
+    private final java.util.function.BooleanSupplier stop;
+
     StreamRaceWatch(RebuildCatalog catalog, TableIdentifier identifier, TableOperations liveOps, TableMetadata base) {
         this.catalog = catalog;
         this.identifier = identifier;
         this.liveOps = liveOps;
         this.base = base;
         this.seen = base.metadataFileLocation();
+        this.stop = null;
+    }
+
+    private StreamRaceWatch(java.util.function.BooleanSupplier stop) {
+        this.catalog = null;
+        this.identifier = null;
+        this.liveOps = null;
+        this.base = null;
+        this.stop = stop;
+    }
+
+    /**
+     * A watch that looks at no table, only at {@code stop} (a major rebuild, which commits nothing
+     * and so meets no race: the rebuild that installs it checks what landed).
+     */
+    static StreamRaceWatch stoppedBy(java.util.function.BooleanSupplier stop) {
+        return new StreamRaceWatch(stop);
     }
 
     /** {@code rows}, checked every {@value #EVERY_ROWS} rows. */
@@ -83,6 +102,12 @@ public final class StreamRaceWatch {
 
     /** Throws {@link Raced} if the live table has moved in a way this attempt cannot carry. */
     void check() {
+        if (stop != null) {
+            if (stop.getAsBoolean()) {
+                throw new Raced("stopped");
+            }
+            return;
+        }
         String now = catalog.currentLocation(identifier, liveOps);
         if (Objects.equals(now, seen)) {
             return;

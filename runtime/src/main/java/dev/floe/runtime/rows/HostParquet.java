@@ -147,7 +147,12 @@ final class HostParquet {
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(e);
         }
-        call(start, created);
+        try {
+            call(start, created);
+        } catch (IOException | RuntimeException e) {
+            abort(created, e); // the writer opened its stream already
+            throw e;
+        }
         return created;
     }
 
@@ -165,13 +170,28 @@ final class HostParquet {
         call(end, writer, keyValues);
     }
 
-    /** Closes {@code writer}'s file after a failure, where parquet-java can (1.14 and later); never throws. */
+    /**
+     * Closes {@code writer}'s file after a failure: its {@code close()} (parquet-java 1.14 and later),
+     * else the stream it holds (its {@code out} field, 1.13); never throws.
+     */
     void abort(Object writer, Exception failure) {
         try {
             writer.getClass().getMethod("close").invoke(writer);
         } catch (NoSuchMethodException e) {
-            // an older parquet-java: the file is deleted open
+            closeStream(writer, failure);
         } catch (ReflectiveOperationException | RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    private static void closeStream(Object writer, Exception failure) {
+        try {
+            java.lang.reflect.Field out = writer.getClass().getDeclaredField("out");
+            out.setAccessible(true);
+            if (out.get(writer) instanceof Closeable stream) {
+                stream.close();
+            }
+        } catch (ReflectiveOperationException | IOException | RuntimeException e) {
             failure.addSuppressed(e);
         }
     }

@@ -29,6 +29,30 @@ public final class RebuildJournal {
         this.scratch = scratch;
     }
 
+    /** The journal key's suffix of a major rebuild (one that packs apart and installs nothing itself). */
+    private static final String MAJOR_SUFFIX = "__floe_major";
+
+    /** The journal of a major rebuild of {@code live}, under a key of its own (no scratch table goes with it). */
+    public static RebuildJournal forMajor(FloeState state, TableIdentifier live) {
+        return new RebuildJournal(state, live, TableIdentifier.of(live.namespace(), live.name() + MAJOR_SUFFIX));
+    }
+
+    /**
+     * Whether this is a major rebuild's journal: what it lists may have been installed by another
+     * rebuild since, so recovery deletes only the files the live table does not reference.
+     */
+    public boolean major() {
+        return scratch.name().endsWith(MAJOR_SUFFIX);
+    }
+
+    /** This journal listing {@code more} files too, saved with its next change (a record read back, or rebuilt). */
+    public RebuildJournal listing(Collection<String> more) {
+        RebuildJournal copy = new RebuildJournal(state, live, scratch);
+        copy.files.addAll(files);
+        copy.files.addAll(more);
+        return copy;
+    }
+
     public TableIdentifier live() {
         return live;
     }
@@ -41,9 +65,23 @@ public final class RebuildJournal {
         return List.copyOf(files);
     }
 
+    /**
+     * The major rebuilds this process runs now, by journal key: recovery, which may run on another
+     * thread meanwhile, leaves their journals alone.
+     */
+    private static final Set<String> RUNNING = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     /** Records the rebuild before its scratch table exists. */
     public void begin() {
+        if (major()) {
+            RUNNING.add(key());
+        }
         save();
+    }
+
+    /** Whether this process is writing or holding what this journal lists now (a major rebuild's, not yet installed). */
+    public boolean runningHere() {
+        return RUNNING.contains(key());
     }
 
     /** Records a file before anything is written to it (once: a file recorded already is not again). */
@@ -71,6 +109,7 @@ public final class RebuildJournal {
     /** Removes the record once everything it lists is cleaned up. */
     public void clear() {
         state.remove(SECTION, key());
+        RUNNING.remove(key());
     }
 
     /** The rebuilds a previous process left unfinished. */

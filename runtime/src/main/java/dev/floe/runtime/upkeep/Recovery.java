@@ -34,6 +34,9 @@ public final class Recovery {
         // (in the swap's own transaction, for floe's own catalog), so it names every unfinished
         // rebuild; tables are never judged by their names.
         for (RebuildJournal journal : RebuildJournal.unfinished(catalog.state())) {
+            if (journal.runningHere()) {
+                continue; // a major rebuild of this process, on its own thread
+            }
             if (discard(catalog, journal)) {
                 discarded.add(journal.scratch());
             }
@@ -46,12 +49,13 @@ public final class Recovery {
     }
 
     /**
-     * Floe's own catalog: the scratch table and every file it wrote. Any other: the files the journal
-     * lists that the live table does not reference (an in-place commit may have landed before the
+     * Floe's own catalog: the scratch table and every file it wrote. Any other, and a major rebuild's
+     * journal in any: the files the journal lists that the live table does not reference (an in-place
+     * commit, or the rebuild that installed a major rebuild's files, may have landed before the
      * crash); while the live table is gone (renamed or dropped) the journal waits.
      */
     private static boolean discard(RebuildCatalog catalog, RebuildJournal journal) {
-        if (catalog instanceof MapDbRebuildCatalog) {
+        if (catalog instanceof MapDbRebuildCatalog && !journal.major()) {
             Installation.discard(catalog, null, journal);
             return true;
         }
@@ -65,7 +69,12 @@ public final class Recovery {
                     journal.live());
             return false;
         }
-        Installation.discard(catalog, ops, journal);
+        if (journal.major()) {
+            // a rebuild may have installed what it wrote: only what the table does not reference goes
+            Installation.discardUnreferenced(ops, journal);
+        } else {
+            Installation.discard(catalog, ops, journal);
+        }
         return true;
     }
 
