@@ -119,6 +119,30 @@ public final class CompactionMap {
         }
     }
 
+    /**
+     * The rows placed in {@code from} (a file written only to be copied on, then deleted) went on to
+     * {@code to}, {@code offset} rows in: every run into the one now goes into the other.
+     */
+    public void retarget(String from, String to, long offset) {
+        Integer fromIndex = targetIndex.get(from);
+        if (fromIndex == null) {
+            return; // no row went there
+        }
+        int toIndex = targetIndex.computeIfAbsent(to, f -> {
+            targets.add(f);
+            return targets.size() - 1;
+        });
+        for (SourceRuns runs : sources.values()) {
+            for (int i = 0; i < runs.size; i++) {
+                if (runs.target[i] == fromIndex) {
+                    runs.target[i] = toIndex;
+                    runs.targetStart[i] += offset;
+                }
+            }
+        }
+        lastTarget = null;
+    }
+
     /** Row {@code sourcePos} of {@code source} was dropped by the prune. */
     public void pruned(String source, long sourcePos) {
         placed(source, sourcePos, PRUNED, sourcePos);

@@ -80,7 +80,8 @@ public final class Guard implements GuardMetricsMBean {
         // major rebuilds (promotions of settled tiers) run on the second thread, never in the way of
         // the rebuilds at the trigger
         Promotions promotions = settings.rebuild().majorBytes() > 0
-                ? new Promotions(promoter::execute, this::onWorkingCatalog, () -> closing || JvmExit.begun())
+                ? new Promotions(
+                        promoter::execute, promoter::execute, this::onWorkingCatalog, () -> closing || JvmExit.begun())
                 : null;
         this.compactor = new Compactor(
                 settings.rebuild(),
@@ -321,6 +322,8 @@ public final class Guard implements GuardMetricsMBean {
 
     /** Waits until everything queued so far on the background thread has run. */
     public void awaitIdle(Duration timeout) throws InterruptedException {
+        thread.awaitIdle(timeout);
+        promoter.awaitIdle(timeout); // what a rebuild left for it (listing what it retired)
         thread.awaitIdle(timeout);
     }
 

@@ -34,7 +34,13 @@ public final class Compactor {
             HandleRegistry handles,
             CompactionProbe probe,
             Clock clock,
-            Promotions promotions) {}
+            Promotions promotions) {
+
+        /** Where a rebuild's last step (listing what it retired) runs: apart when promotions are, else in it. */
+        boolean listsRetiredApart() {
+            return promotions != null;
+        }
+    }
 
     private final Context context;
 

@@ -3,6 +3,7 @@ package dev.floe.runtime.rebuild;
 import dev.floe.runtime.Prune;
 import dev.floe.runtime.RebuildSettings;
 import dev.floe.runtime.deltas.CompactionMap;
+import dev.floe.runtime.rows.RollingParquetWriter;
 import dev.floe.runtime.seam.RebuildCatalog;
 import dev.floe.runtime.seam.RebuildJournal;
 import java.util.ArrayList;
@@ -59,8 +60,16 @@ final class MajorRebuild {
             return null;
         }
 
-        long outputBytes() {
-            return outputs.stream().mapToLong(DataFile::fileSizeInBytes).sum();
+        /**
+         * What a rebuild that installs this wrote: {@code written}, and this work's files standing in
+         * for its inputs, as if streamed there; {@code map} takes in where their rows went.
+         */
+        RollingParquetWriter.Result standingIn(RollingParquetWriter.Result written, CompactionMap map) {
+            map.absorb(this.map);
+            List<DataFile> files = new ArrayList<>(written.files());
+            files.addAll(outputs);
+            return new RollingParquetWriter.Result(
+                    List.copyOf(files), written.rowsIn() + rows, written.rowsOut() + rows);
         }
     }
 

@@ -44,17 +44,21 @@ public final class Promotions {
     }
 
     private final Executor executor;
+    private final Executor after;
     private final Working working;
     private final BooleanSupplier stop;
     private final Map<TableKey, Entry> entries = new ConcurrentHashMap<>();
 
     /**
      * @param executor where major rebuilds run (a thread of their own)
+     * @param after where what a rebuild leaves for after it runs ({@link #afterwards}; the agent's
+     *     is {@code executor} too)
      * @param working the catalog instance each runs on
      * @param stop true once they should stop where they are (the JVM's exit)
      */
-    public Promotions(Executor executor, Working working, BooleanSupplier stop) {
+    public Promotions(Executor executor, Executor after, Working working, BooleanSupplier stop) {
         this.executor = executor;
+        this.after = after;
         this.working = working;
         this.stop = stop;
     }
@@ -120,6 +124,24 @@ public final class Promotions {
                         e.toString());
             }
         }
+    }
+
+    /**
+     * Runs {@code work} apart, on {@code table}'s working catalog, after what is queued there:
+     * a rebuild's listing of the files it retired, which reads every kept snapshot's manifests, done
+     * while the next rebuild may already run.
+     */
+    void afterwards(TableKey table, Consumer<RebuildCatalog> work) {
+        after.execute(() -> {
+            try {
+                working.run(table, work);
+            } catch (RuntimeException e) {
+                LOG.warn(
+                        "floe: work after the rebuild of {} failed; the next reclaim retries it: {}",
+                        table,
+                        e.toString());
+            }
+        });
     }
 
     /** A rebuild on {@code catalog} installed what {@code table}'s major rebuild wrote: its journal goes, the table is free. */

@@ -15,7 +15,6 @@ import dev.floe.runtime.seam.RebuildCatalog;
 import dev.floe.runtime.seam.RebuildJournal;
 import dev.floe.runtime.seam.ReclaimJob;
 import dev.floe.runtime.upkeep.MetadataHistoryTrim;
-import dev.floe.runtime.upkeep.Reclaimer;
 import dev.floe.runtime.upkeep.RetiredMetadata;
 import java.util.List;
 import org.apache.iceberg.HasTableOperations;
@@ -218,12 +217,7 @@ final class RebuildAttempt {
         }
         written = streamed.written();
         if (adopted != null) {
-            // what a major rebuild wrote stands in for its inputs, as if streamed here
-            map.absorb(adopted.map());
-            List<org.apache.iceberg.DataFile> files = new java.util.ArrayList<>(written.files());
-            files.addAll(adopted.outputs());
-            written = new RollingParquetWriter.Result(
-                    List.copyOf(files), written.rowsIn() + adopted.rows(), written.rowsOut() + adopted.rows());
+            written = adopted.standingIn(written, map);
         }
         reached(CompactionStep.ROWS_WRITTEN);
         phases.end("stream");
@@ -406,27 +400,25 @@ final class RebuildAttempt {
     /**
      * 8. Expands the reclaim job into the list of retired files (deleted after the grace window),
      * then deletes the metadata files the live table's log had already forgotten. Returns how many
-     * files the job lists, -1 if listing them failed (the next reclaim retries).
+     * files the job lists, -1 if listing them failed (the next reclaim retries) or if it is done
+     * apart: in the agent, on the thread of the major rebuilds ({@link Promotions#afterwards}), as it
+     * reads every kept snapshot's manifests and the next rebuild need not wait for that.
      */
     private int recordReclaim() {
         int retiredFiles;
-        try {
-            ReclaimJob expanded = new Reclaimer(catalog).expand(job);
-            retiredFiles = expanded == null ? -1 : expanded.paths().size();
-        } catch (RuntimeException e) {
-            LOG.warn(
-                    "floe: rebuild of {} is live; listing its retired files failed and will be retried by"
-                            + " the next reclaim: {}",
-                    identifier,
-                    e.toString());
+        if (context.listsRetiredApart()) {
+            ReclaimJob recorded = job;
+            List<String> retired = retiredMetadata;
+            TableMetadata over = current;
+            context.promotions().afterwards(key, working -> {
+                RetiredListing.list(working, identifier, recorded, retired, over, context.settings());
+                reached(CompactionStep.RECLAIM_RECORDED);
+            });
             retiredFiles = -1;
+        } else {
+            retiredFiles = RetiredListing.list(catalog, identifier, job, retiredMetadata, current, context.settings());
+            reached(CompactionStep.RECLAIM_RECORDED);
         }
-        if (context.settings().metadataVersions() > 0 && retiredFiles >= 0) {
-            // after the expansion, which reads them to find every file they reference (if it failed,
-            // they stay for the next reclaim to read)
-            MetadataHistoryTrim.deleteForgotten(catalog, identifier, retiredMetadata, current);
-        }
-        reached(CompactionStep.RECLAIM_RECORDED);
         phases.end("reclaim");
         return retiredFiles;
     }

@@ -88,46 +88,79 @@ final class RowStreamer {
                         settings.copyRowGroups() && !group.routed() && prune.keepsEveryRow() && copy.copyable(task);
                 (copies ? copied : encoded).add(task);
             }
-            if (copied.size() >= 2) {
-                files.addAll(copy.copy(copied, group.partition(), map::copied));
-                long rows = copied.stream()
-                        .mapToLong(task -> task.file().recordCount())
-                        .sum();
-                long bytes = copied.stream()
-                        .mapToLong(task -> task.file().fileSizeInBytes())
-                        .sum();
-                rowsIn += rows;
-                rowsOut += rows;
-                copiedFiles += copied.size();
-                copiedBytes += bytes;
-                copies.copied(copied.size(), rows, bytes);
-                watch.check();
-            } else {
-                encoded.addAll(0, copied); // one file copied alone would be the same file again
+            if (copied.size() < 2 || bytes(encoded) > bytes(copied)) {
+                // one file copied alone would be the same file again; and the rest is encoded into
+                // a file that is then copied on with them (one run of files per group, never a
+                // copied file just short of settled beside an encoded one): worth it only when the
+                // rest is the smaller part
+                encoded.addAll(0, copied);
+                copied.clear();
             }
-            if (encoded.isEmpty()) {
-                continue;
-            }
-            // a routed group's files are repacked after: where their rows went is not recorded
-            CloseableIterable<Record> read = group.routed()
-                    ? reader.rows(encoded, map::rewritingUnmapped)
-                    : reader.rows(encoded, map::rewriting);
-            try (CloseableIterable<Record> rows = watch.watch(read)) {
-                RollingParquetWriter.Result one = writer.write(
-                        rows,
-                        prune,
-                        group.partition(),
-                        group.routed(),
-                        group.routed() ? RollingParquetWriter.Placement.NONE : placement);
-                files.addAll(group.routed() ? RoutedRepack.repack(one.files(), writer, target) : one.files());
+            List<DataFile> encodedFiles = List.of();
+            if (!encoded.isEmpty()) {
+                RollingParquetWriter.Result one = encode(writer, reader, placement, group, encoded);
+                encodedFiles = one.files();
                 rowsIn += one.rowsIn();
                 rowsOut += one.rowsOut();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+                watch.check();
             }
+            if (copied.isEmpty()) {
+                files.addAll(encodedFiles);
+                continue;
+            }
+            List<DataFile> inputs = new ArrayList<>();
+            copied.forEach(task -> inputs.add(task.file()));
+            inputs.addAll(encodedFiles); // last: a small last row group of theirs stays the last
+            java.util.Set<String> onward = new java.util.HashSet<>();
+            encodedFiles.forEach(file -> onward.add(file.location()));
+            files.addAll(copy.copy(inputs, group.partition(), (source, rows, location, start) -> {
+                if (onward.contains(source)) {
+                    map.retarget(source, location, start);
+                } else {
+                    map.copied(source, rows, location, start);
+                }
+            }));
+            encodedFiles.forEach(file -> target.io().deleteFile(file.location()));
+            long rows =
+                    copied.stream().mapToLong(task -> task.file().recordCount()).sum();
+            rowsIn += rows;
+            rowsOut += rows;
+            copiedFiles += copied.size();
+            copiedBytes += bytes(copied);
+            copies.copied(copied.size(), rows, bytes(copied));
             watch.check();
         }
         return new Streamed(
                 new RollingParquetWriter.Result(List.copyOf(files), rowsIn, rowsOut), copiedFiles, copiedBytes);
+    }
+
+    /** Reads {@code encoded} (deletes applied, through the prune) into new files of the group's partition. */
+    private RollingParquetWriter.Result encode(
+            RollingParquetWriter writer,
+            TaskRows reader,
+            RollingParquetWriter.Placement placement,
+            RebuildPlan.Group group,
+            List<FileScanTask> encoded) {
+        // a routed group's files are repacked after: where their rows went is not recorded
+        CloseableIterable<Record> read =
+                group.routed() ? reader.rows(encoded, map::rewritingUnmapped) : reader.rows(encoded, map::rewriting);
+        try (CloseableIterable<Record> rows = watch.watch(read)) {
+            RollingParquetWriter.Result one = writer.write(
+                    rows,
+                    prune,
+                    group.partition(),
+                    group.routed(),
+                    group.routed() ? RollingParquetWriter.Placement.NONE : placement);
+            return group.routed()
+                    ? new RollingParquetWriter.Result(
+                            RoutedRepack.repack(one.files(), writer, target), one.rowsIn(), one.rowsOut())
+                    : one;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static long bytes(List<FileScanTask> tasks) {
+        return tasks.stream().mapToLong(task -> task.file().fileSizeInBytes()).sum();
     }
 }

@@ -100,10 +100,10 @@ public final class RowGroupCopy {
     }
 
     /**
-     * Copies the row groups of {@code tasks} (each {@link #copyable}, all of {@code partition}, null
+     * Copies the row groups of {@code files} (each {@link #copyable}, all of {@code partition}, null
      * for an unpartitioned spec) into files of about the target size, in order.
      */
-    public List<DataFile> copy(List<FileScanTask> tasks, StructLike partition, Copied copied) {
+    public List<DataFile> copy(List<DataFile> files, StructLike partition, Copied copied) {
         HostParquet parquet = HostParquet.get();
         OutputFileFactory outputs = OutputFileFactory.builderFor(target, 1, System.nanoTime())
                 .format(FileFormat.PARQUET)
@@ -113,8 +113,7 @@ public final class RowGroupCopy {
         List<String> started = new ArrayList<>();
         Output out = null;
         try {
-            for (FileScanTask task : tasks) {
-                DataFile file = task.file();
+            for (DataFile file : files) {
                 // by the inputs' whole sizes: their footers add up to the output's
                 if (out != null && out.rows > 0 && out.bytes + file.fileSizeInBytes() > settings.targetFileBytes()) {
                     written.add(out.close(parquet, partition));

@@ -60,6 +60,7 @@ class MajorRebuildTest {
         catalog.createNamespace(Namespace.of("db"));
         Promotions promotions = new Promotions(
                 queued::add,
+                Runnable::run, // what a rebuild leaves for after: at once
                 (table, work) -> {
                     work.accept(new MapDbRebuildCatalog(catalog));
                     return true;

@@ -186,8 +186,8 @@ class RowGroupCopyTest extends CatalogFixture {
     @Test
     void smallRowGroupsAnotherCodecOrAnEarlierSchemaAreReencoded() {
         Table table = catalog.createTable(EVENTS, TestTables.SIMPLE);
-        for (int f = 0; f < 3; f++) {
-            TestTables.append(table, TestTables.simpleRows(f * 600L, 600)); // copied
+        for (int f = 0; f < 12; f++) {
+            TestTables.append(table, TestTables.simpleRows(f * 600L - 7_200, 600)); // copied
         }
         for (int f = 0; f < 3; f++) {
             TestTables.append(table, TestTables.simpleRows(1_800 + f * 100L, 100)); // row groups too small
@@ -207,14 +207,17 @@ class RowGroupCopyTest extends CatalogFixture {
 
         assertThat(TestTables.fingerprints(catalog.loadTable(EVENTS))).isEqualTo(before);
         assertThat(first.copiedFiles())
-                .as("the three files of 600 rows in ZSTD")
-                .isEqualTo(3);
-        assertThat(first.rows()).isEqualTo(3_300);
+                .as("the twelve files of 600 rows in ZSTD")
+                .isEqualTo(12);
+        assertThat(first.rows()).isEqualTo(8_700);
+        assertThat(RowDeltas.dataFiles(catalog.loadTable(EVENTS)))
+                .as("the rest encoded and copied on after them: one file")
+                .hasSize(1);
 
         // a column added: files of the earlier schema are re-encoded, the new ones copied
         table = catalog.loadTable(EVENTS);
         table.updateSchema().addColumn("note", Types.StringType.get()).commit();
-        for (int f = 0; f < 2; f++) {
+        for (int f = 0; f < 20; f++) {
             List<Record> rows = new ArrayList<>();
             for (long i = 0; i < 600; i++) {
                 Record row = org.apache.iceberg.data.GenericRecord.create(table.schema());
@@ -229,8 +232,10 @@ class RowGroupCopyTest extends CatalogFixture {
         CompactReport second = rebuildWhole(CompactionProbe.NONE);
 
         assertThat(TestTables.fingerprints(catalog.loadTable(EVENTS))).isEqualTo(evolved);
-        assertThat(second.copiedFiles()).as("the two files of the new schema").isEqualTo(2);
-        assertThat(second.rows()).isEqualTo(3_300 + 1_200);
+        assertThat(second.copiedFiles())
+                .as("the twenty files of the new schema")
+                .isEqualTo(20);
+        assertThat(second.rows()).isEqualTo(8_700 + 12_000);
     }
 
     @Test
@@ -253,6 +258,37 @@ class RowGroupCopyTest extends CatalogFixture {
         assertThat(report.copiedFiles()).isEqualTo(4);
         List<Record> expected = new ArrayList<>(TestTables.simpleRows(0, 2_400));
         expected.removeIf(r -> List.of(1_200L, 1_799L).contains((Long) r.getField("id")));
+        assertThat(TestTables.fingerprints(catalog.loadTable(EVENTS)))
+                .isEqualTo(TestTables.fingerprints(expected, TestTables.SIMPLE));
+    }
+
+    @Test
+    void aDeleteOfAnEncodedRowCommittedDuringTheRebuildLandsOnItsRowInTheFileItWasCopiedOnTo() {
+        Table table = catalog.createTable(EVENTS, TestTables.SIMPLE);
+        fourFilesOf600Rows(table);
+        List<DataFile> small = new ArrayList<>();
+        for (int f = 0; f < 2; f++) {
+            DataFile file = TestTables.writeFile(table, TestTables.simpleRows(2_400 + f * 100L, 100));
+            table.newFastAppend().appendFile(file).commit();
+            small.add(file);
+        }
+        Table host = catalog.loadTableUncached(EVENTS);
+        CompactionProbe probe = (step, id) -> {
+            if (step == CompactionStep.ROWS_WRITTEN) {
+                host.refresh();
+                host.newRowDelta()
+                        .addDeletes(RowDeltas.positionDeletes(host, small.get(1), 0, 42))
+                        .commit();
+            }
+        };
+
+        CompactReport report = rebuildWhole(probe);
+
+        assertThat(report.attempts()).as("rebased, not started again").isEqualTo(1);
+        assertThat(report.copiedFiles()).isEqualTo(4);
+        assertThat(RowDeltas.dataFiles(catalog.loadTable(EVENTS))).hasSize(1);
+        List<Record> expected = new ArrayList<>(TestTables.simpleRows(0, 2_600));
+        expected.removeIf(r -> List.of(2_500L, 2_542L).contains((Long) r.getField("id")));
         assertThat(TestTables.fingerprints(catalog.loadTable(EVENTS)))
                 .isEqualTo(TestTables.fingerprints(expected, TestTables.SIMPLE));
     }
