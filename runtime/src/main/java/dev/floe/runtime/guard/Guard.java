@@ -92,8 +92,8 @@ public final class Guard implements GuardMetricsMBean {
                 promotions);
         this.thread = new GuardThread(
                 jmxSuffix.isEmpty() ? "floe-compactor" : "floe-compactor[" + jmxSuffix.substring(1) + "]");
-        this.maintenance =
-                new Maintenance(thread, catalogs, errors, clock, settings.rebuild(), gate, settings.mergeManifests());
+        this.maintenance = new Maintenance(
+                thread, promoter, catalogs, errors, clock, settings.rebuild(), gate, settings.mergeManifests());
         this.mbeans = new GuardMBeans(settings.jmx(), jmxSuffix);
         mbeans.agent(this);
     }

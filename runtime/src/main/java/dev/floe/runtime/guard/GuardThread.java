@@ -7,8 +7,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The guard's one background daemon thread: rebuilds, recovery, trims and reclaims run on it, one
- * at a time, never on a host thread.
+ * One of the guard's two background daemon threads, never a host thread: {@code floe-compactor}
+ * runs the rebuilds at the trigger, recovery, trims and merges, one at a time; {@code
+ * floe-promoter} the major rebuilds, the listing of what a rebuild retired, and reclaims.
  */
 final class GuardThread {
     private final ScheduledThreadPoolExecutor worker;

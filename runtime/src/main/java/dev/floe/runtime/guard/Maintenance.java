@@ -38,6 +38,9 @@ final class Maintenance {
     static final Duration MEASURE_EVERY = Duration.ofSeconds(10);
 
     private final GuardThread thread;
+    /** The second thread: reclaims, which read every kept snapshot's manifests, run there. */
+    private final GuardThread apart;
+
     private final HostCatalogs catalogs;
     private final ErrorLog errors;
     private final Clock clock;
@@ -53,6 +56,7 @@ final class Maintenance {
      */
     Maintenance(
             GuardThread thread,
+            GuardThread apart,
             HostCatalogs catalogs,
             ErrorLog errors,
             Clock clock,
@@ -60,6 +64,7 @@ final class Maintenance {
             WriterGate gate,
             int mergeAt) {
         this.thread = thread;
+        this.apart = apart;
         this.catalogs = catalogs;
         this.errors = errors;
         this.clock = clock;
@@ -68,7 +73,7 @@ final class Maintenance {
         this.mergeAt = mergeAt;
         Duration reclaimEvery = Duration.ofMillis(
                 Math.max(1_000, Math.min(30_000, settings.reclaimGrace().toMillis() / 2)));
-        thread.every(reclaimEvery, this::reclaimDue);
+        apart.every(reclaimEvery, this::reclaimDue);
     }
 
     /** Recovery of a catalog the host opened (once per file while one is queued). */
@@ -286,9 +291,14 @@ final class Maintenance {
                 instance -> work.accept(((HasTableOperations) instance.loadTable(table)).operations()));
     }
 
-    /** Reclaims, once the grace window of a rebuild just swapped in has passed. */
+    /**
+     * Reclaims, once the grace window of a rebuild just swapped in has passed: on the second thread,
+     * as a reclaim reads what the table references now (every kept snapshot's manifests) for each job,
+     * and the rebuilds at the trigger need not wait for that. A rebuild never references a retired
+     * file again, so the two may run at once.
+     */
     void reclaimAfter(Duration grace) {
-        thread.schedule(this::reclaimDue, grace.plusMillis(50));
+        apart.schedule(this::reclaimDue, grace.plusMillis(50));
     }
 
     private void reclaimDue() {

@@ -47,6 +47,8 @@ public final class SharedCatalog {
     private boolean ownFailed; // guarded by this
     /** The instance floe's background work is using now, or null. Guarded by this. */
     private Catalog inUse;
+    /** How many of floe's tasks use {@link #inUse} now (its two threads may). Guarded by this. */
+    private int users;
 
     private SharedCatalog(Catalog host, String name, Map<String, String> properties, Object conf) {
         this.name = name;
@@ -154,13 +156,18 @@ public final class SharedCatalog {
     /** {@link #instance()}, marked in use until {@link #release}, so that a host's close waits for it. */
     private synchronized Catalog acquire() {
         Catalog instance = instance();
+        if (instance != inUse) {
+            users = 0; // work on an earlier instance no longer holds the newest back
+        }
         inUse = instance;
+        users += 1;
         return instance;
     }
 
     private synchronized void release(Catalog instance) {
-        if (inUse == instance) {
+        if (inUse == instance && --users <= 0) {
             inUse = null;
+            users = 0;
             notifyAll();
         }
     }

@@ -17,7 +17,8 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * what it wrote once it has, if no delete landed on them meanwhile (else what it wrote is discarded
  * and they are planned as any other). A group of at least {@link RebuildSettings#majorBytes} that
  * the tiers chose, with no delete to apply, in a table of one spec and with no prune, is set apart
- * for a new major rebuild when the table has none.
+ * for a new major rebuild when the table has none, and kept as it is for a later rebuild when it has:
+ * major work is never done in a rebuild at the trigger.
  */
 final class MajorSplit {
     /** The plan after the split, and what a major rebuild wrote that this rebuild installs (or null). */
@@ -39,26 +40,32 @@ final class MajorSplit {
         java.util.Set<String> claimed = full ? java.util.Set.of() : promotions.claimed(key);
         RebuildPlan plan = RebuildPlanner.plan(live, base, settings, full, prune, claimed);
         MajorRebuild.Written written = promotions.written(key);
+        MajorRebuild.Written adopted = null;
         if (written != null) {
             String why = full ? "this rebuild rewrites every file" : written.notAdoptableAt(plan.apart());
             if (why == null) {
-                return new Split(plan.adoptingApart(), written);
+                plan = plan.adoptingApart();
+                adopted = written;
+            } else {
+                promotions.discard(key, catalog, written, liveOps, why);
+                plan = RebuildPlanner.plan(live, base, settings, full, prune);
             }
-            promotions.discard(key, catalog, written, liveOps, why);
-            plan = RebuildPlanner.plan(live, base, settings, full, prune);
         } else if (!plan.apart().isEmpty()) {
-            return new Split(plan.keepingApart(), null); // it still runs
+            plan = plan.keepingApart(); // it still runs
         }
-        if (full || !prune.keepsEveryRow() || base.specs().size() != 1 || promotions.busy(key)) {
-            return new Split(plan, null);
+        if (full || !prune.keepsEveryRow() || base.specs().size() != 1) {
+            return new Split(plan, adopted);
         }
         List<RebuildPlan.Group> major =
                 plan.groups().stream().filter(group -> isMajor(group, settings)).toList();
         if (major.isEmpty()) {
-            return new Split(plan, null);
+            return new Split(plan, adopted);
         }
-        promotions.start(key, new MajorRebuild(identifier, base, major, settings, promotions.stop()));
-        return new Split(plan.settingApart(major), null);
+        if (adopted == null && !promotions.busy(key)) {
+            promotions.start(key, new MajorRebuild(identifier, base, major, settings, promotions.stop()));
+        }
+        // started, or kept for a rebuild after the table's major rebuild now: never packed here
+        return new Split(plan.settingApart(major), adopted);
     }
 
     /** A group the tiers chose (not a full rewrite, nor an earlier spec's), of no delete, large enough. */

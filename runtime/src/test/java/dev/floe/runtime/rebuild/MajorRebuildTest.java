@@ -37,11 +37,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class MajorRebuildTest {
     static final TableIdentifier EVENTS = TableIdentifier.of("db", "events");
-    /** Every group the tiers choose is major work; small files settle fast. */
+    /** Twenty files of 1,000 rows are major work, five of 100 rows minor; small files settle fast. */
     static final RebuildSettings SETTINGS = RebuildSettings.defaults().with(s -> {
         s.targetFileBytes = 256 << 10;
         s.rowGroupRows = 2_000;
-        s.majorBytes = 1;
+        s.majorBytes = 32 << 10;
     });
 
     static final int ROWS = 1_000;
@@ -76,9 +76,13 @@ class MajorRebuildTest {
     }
 
     private void append(long from, int commits) {
+        append(from, commits, ROWS);
+    }
+
+    private void append(long from, int commits, int rows) {
         Table table = catalog.loadTable(EVENTS);
         for (int i = 0; i < commits; i++) {
-            TestTables.append(table, TestTables.simpleRows(from + i * (long) ROWS, ROWS));
+            TestTables.append(table, TestTables.simpleRows(from + i * (long) rows, rows));
         }
     }
 
@@ -112,18 +116,25 @@ class MajorRebuildTest {
         assertThat(first.rows()).isZero();
         assertThat(queued).hasSize(1);
 
-        append(20_000, 20);
+        append(20_000, 5, 100);
         Set<String> arrived = dataFiles();
         arrived.removeAll(inputs);
         CompactReport second = rebuild();
 
-        assertThat(second.rows()).as("what arrived is packed without waiting").isEqualTo(20 * ROWS);
+        assertThat(second.rows()).as("what arrived is packed without waiting").isEqualTo(500);
         assertThat(second.keptFiles()).isEqualTo(20);
         assertThat(dataFiles()).containsAll(inputs).doesNotContainAnyElementsOf(arrived);
+
+        append(30_000, 20);
+        CompactReport third = rebuild();
+
+        assertThat(third.rows())
+                .as("more major work while the table's runs: kept for later, never packed here")
+                .isZero();
         assertThat(queued).as("one major rebuild per table at a time").hasSize(1);
 
         runMajorWork();
-        append(40_000, 5);
+        append(60_000, 5, 100);
         List<String> before = TestTables.fingerprints(catalog.loadTable(EVENTS));
         rebuild();
 
@@ -138,6 +149,14 @@ class MajorRebuildTest {
         for (String file : dataFiles()) {
             assertThat(Path.of(file.replace("file:", ""))).exists();
         }
+
+        Set<String> second20 = dataFiles();
+        rebuild(); // starts the major rebuild of what waited
+        runMajorWork();
+        rebuild(); // installs it
+        assertThat(TestTables.fingerprints(catalog.loadTable(EVENTS))).isEqualTo(before);
+        assertThat(dataFiles()).hasSizeLessThan(second20.size());
+        assertThat(queued).isEmpty();
     }
 
     @Test
