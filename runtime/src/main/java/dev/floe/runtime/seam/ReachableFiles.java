@@ -54,6 +54,15 @@ public final class ReachableFiles {
         return reachable.files();
     }
 
+    /** A copy to add more to, which reads again none of the manifests or lists read so far. */
+    public ReachableFiles copy() {
+        ReachableFiles copy = new ReachableFiles(io, strict);
+        copy.files.addAll(files);
+        copy.manifestsRead.addAll(manifestsRead);
+        copy.snapshotsSeen.addAll(snapshotsSeen);
+        return copy;
+    }
+
     public Set<String> files() {
         return files;
     }

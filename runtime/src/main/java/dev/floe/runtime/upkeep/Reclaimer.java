@@ -37,6 +37,9 @@ public final class Reclaimer {
         this(new MapDbRebuildCatalog(catalog));
     }
 
+    /** What a table references, as read for one run of its jobs. */
+    private record Live(ReachableFiles files, FileIO io) {}
+
     /** What one run deleted. */
     public record Result(int jobs, int filesDeleted, int filesKept) {}
 
@@ -55,11 +58,14 @@ public final class Reclaimer {
         int jobs = 0;
         int deleted = 0;
         int kept = 0;
+        // what each table references, read once for all its due jobs (with history kept, thousands of
+        // snapshots' manifest lists); each job adds its own rebuilt metadata to a copy
+        Map<org.apache.iceberg.catalog.TableIdentifier, Live> live = new java.util.HashMap<>();
         for (ReclaimJob job : pending()) {
             if (!job.isDue(now)) {
                 continue;
             }
-            Result one = run(job);
+            Result one = run(job, live);
             jobs += one.jobs();
             deleted += one.filesDeleted();
             kept += one.filesKept();
@@ -94,7 +100,7 @@ public final class Reclaimer {
                 // already deleted by an earlier, interrupted run: nothing more to find through it
             }
         }
-        Set<String> live = liveFiles(job);
+        Set<String> live = liveFiles(job, new java.util.HashMap<>());
         if (live == null) {
             return null;
         }
@@ -109,9 +115,9 @@ public final class Reclaimer {
         return expanded;
     }
 
-    private Result run(ReclaimJob job) {
+    private Result run(ReclaimJob job, Map<org.apache.iceberg.catalog.TableIdentifier, Live> known) {
         ReclaimJob expanded = expand(job);
-        Set<String> live = expanded == null ? null : liveFiles(expanded);
+        Set<String> live = expanded == null ? null : liveFiles(expanded, known);
         if (live == null) {
             LOG.warn(
                     "floe: reclaim job {} waits: table {} is gone (renamed or dropped), so which of its retired"
@@ -151,20 +157,26 @@ public final class Reclaimer {
     }
 
     /**
-     * Every file that must stay: what the table references now and what the rebuilt metadata
-     * referenced. Null when the table is gone (renamed or dropped): the job then waits, since what
+     * Every file that must stay: what the table references now (read once per run for all its jobs,
+     * in {@code known}) and what the rebuilt metadata referenced. Null when the table is gone (renamed or dropped): the job then waits, since what
      * the old metadata shares with the table under its new name cannot be told.
      */
-    private Set<String> liveFiles(ReclaimJob job) {
-        HasTableOperations table;
-        try {
-            table = (HasTableOperations) catalog.loadTableUncached(job.table());
-        } catch (NoSuchTableException e) {
-            return null;
+    private Set<String> liveFiles(ReclaimJob job, Map<org.apache.iceberg.catalog.TableIdentifier, Live> known) {
+        Live read = known.get(job.table());
+        if (read == null) {
+            HasTableOperations table;
+            try {
+                table = (HasTableOperations) catalog.loadTableUncached(job.table());
+            } catch (NoSuchTableException e) {
+                return null;
+            }
+            FileIO tableIo = table.operations().io();
+            read = new Live(new ReachableFiles(tableIo, true), tableIo);
+            read.files().add(table.operations().refresh());
+            known.put(job.table(), read);
         }
-        FileIO io = table.operations().io();
-        ReachableFiles keep = new ReachableFiles(io, true);
-        keep.add(table.operations().refresh());
+        FileIO io = read.io();
+        ReachableFiles keep = read.files().copy();
         if (job.rebuilt() != null && !"null".equals(job.rebuilt())) {
             try {
                 keep.add(TableMetadataParser.read(io, job.rebuilt()));
