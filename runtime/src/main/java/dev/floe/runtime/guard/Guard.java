@@ -364,8 +364,10 @@ public final class Guard implements GuardMetricsMBean {
      */
     public void closeAtExit(Duration bound) {
         closing = true; // a major rebuild stops at its next check and deletes what it wrote
+        long deadline = System.nanoTime() + bound.toNanos();
         boolean promoterEnded = promoter.stop(bound);
-        if (thread.stop(bound) && promoterEnded) {
+        Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+        if (thread.stop(left) && promoterEnded) {
             catalogs.close();
         }
     }

@@ -26,10 +26,10 @@ import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
- * The guard's housekeeping on its background thread, each task on floe's own instance of the
+ * The guard's housekeeping on its background threads, each task on floe's own instance of the
  * host's catalog ({@link HostCatalogs}): recovery when a catalog opens, the trim of metadata files
- * a table's log forgot, merging the manifests of the appends between two rebuilds, and reclaiming
- * retired files whose grace window has passed.
+ * a table's log forgot and merging the manifests of the appends between two rebuilds on the
+ * rebuilds' thread, reclaiming retired files whose grace window has passed on the second.
  */
 final class Maintenance {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Maintenance.class);
