@@ -365,9 +365,11 @@ public final class Guard implements GuardMetricsMBean {
     public void closeAtExit(Duration bound) {
         closing = true; // a major rebuild stops at its next check and deletes what it wrote
         long deadline = System.nanoTime() + bound.toNanos();
-        boolean promoterEnded = promoter.stop(bound);
+        thread.shutdown();
+        promoter.shutdown();
+        boolean rebuildsEnded = thread.awaitStopped(bound);
         Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-        if (thread.stop(left) && promoterEnded) {
+        if (promoter.awaitStopped(left) && rebuildsEnded) {
             catalogs.close();
         }
     }

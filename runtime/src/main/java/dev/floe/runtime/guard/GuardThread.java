@@ -78,8 +78,18 @@ final class GuardThread {
      * True when the thread has ended (nothing of this guard runs any more).
      */
     boolean stop(Duration bound) {
+        shutdown();
+        return awaitStopped(bound);
+    }
+
+    /** Takes no more tasks and drops the queued ones; the one at hand goes on. */
+    void shutdown() {
         worker.shutdown();
         worker.getQueue().clear();
+    }
+
+    /** Waits at most {@code bound} for the task at hand after {@link #shutdown}; true once the thread has ended. */
+    boolean awaitStopped(Duration bound) {
         try {
             return worker.awaitTermination(bound.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {

@@ -45,10 +45,8 @@ public final class SharedCatalog {
     private boolean hostClosed; // guarded by this
     private Catalog own; // guarded by this
     private boolean ownFailed; // guarded by this
-    /** The instance floe's background work is using now, or null. Guarded by this. */
-    private Catalog inUse;
-    /** How many of floe's tasks use {@link #inUse} now (its two threads may). Guarded by this. */
-    private int users;
+    /** How many of floe's tasks use each instance now (its two threads may). Guarded by this. */
+    private final Map<Catalog, Integer> inUse = new java.util.IdentityHashMap<>();
 
     private SharedCatalog(Catalog host, String name, Map<String, String> properties, Object conf) {
         this.name = name;
@@ -110,13 +108,15 @@ public final class SharedCatalog {
         }
         long deadline = System.nanoTime() + bound.toNanos();
         try {
-            for (long left = bound.toNanos(); inUse == instance && left > 0; left = deadline - System.nanoTime()) {
+            for (long left = bound.toNanos();
+                    inUse.containsKey(instance) && left > 0;
+                    left = deadline - System.nanoTime()) {
                 java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(this, left);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        if (inUse == instance) {
+        if (inUse.containsKey(instance)) {
             LOG.info(
                     "floe: the host closes {} while floe's work still runs on it after {}; that work stops and waits for the host's next instance",
                     this,
@@ -156,18 +156,14 @@ public final class SharedCatalog {
     /** {@link #instance()}, marked in use until {@link #release}, so that a host's close waits for it. */
     private synchronized Catalog acquire() {
         Catalog instance = instance();
-        if (instance != inUse) {
-            users = 0; // work on an earlier instance no longer holds the newest back
+        if (instance != null) {
+            inUse.merge(instance, 1, Integer::sum);
         }
-        inUse = instance;
-        users += 1;
         return instance;
     }
 
     private synchronized void release(Catalog instance) {
-        if (inUse == instance && --users <= 0) {
-            inUse = null;
-            users = 0;
+        if (inUse.computeIfPresent(instance, (key, users) -> users > 1 ? users - 1 : null) == null) {
             notifyAll();
         }
     }

@@ -22,7 +22,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * to pack while the ingest waits ({@link RebuildSettings#majorBytes}; promotions of settled tiers)
  * are written into new files on {@link Promotions}' own thread, from the snapshot that rebuild
  * pinned, with their {@link CompactionMap}. It commits nothing: the next rebuild of the table
- * installs the files it wrote in place of its inputs ({@link Written#adoptableAt}), and the rebuilds
+ * installs the files it wrote in place of its inputs ({@link Written#notAdoptableAt}), and the rebuilds
  * at the trigger keep the inputs as they are meanwhile, so new small files never wait behind it.
  *
  * <p>Every file it writes is in a journal of its own before a byte is written ({@link
@@ -38,14 +38,20 @@ final class MajorRebuild {
             CompactionMap map,
             long rows,
             long inputBytes,
-            List<String> journalFiles) {
+            TableIdentifier journalKey,
+            List<String> journalFiles,
+            int specId,
+            int schemaId) {
 
         /**
          * Whether a rebuild that found {@code apart} (the tasks of its pinned snapshot whose files
          * are this work's inputs) can install it: every input is still in the table, and no delete
          * applies to any (the outputs hold the inputs' rows as they were, positions and all).
          */
-        String notAdoptableAt(List<FileScanTask> apart) {
+        String notAdoptableAt(List<FileScanTask> apart, TableMetadata now) {
+            if (now.spec().specId() != specId || now.currentSchemaId() != schemaId) {
+                return "the table's spec or schema changed while it was packed apart";
+            }
             Set<String> found = new HashSet<>();
             for (FileScanTask task : apart) {
                 if (!task.deletes().isEmpty()) {
@@ -111,12 +117,15 @@ final class MajorRebuild {
      */
     Written write(RebuildCatalog catalog) {
         Table live = catalog.loadTableUncached(identifier);
+        // read as of the pinned version, which the table itself may have expired by now
+        Table pinned = new org.apache.iceberg.BaseTable(
+                new org.apache.iceberg.StaticTableOperations(base, live.io()), identifier.toString());
         RebuildJournal journal = RebuildJournal.forMajor(catalog.state(), identifier);
         journal.begin();
         CompactionMap map = new CompactionMap();
         RebuildPlan plan = new RebuildPlan(List.of(), List.of(), groups, false, 0);
         RowStreamer streamer = new RowStreamer(
-                live,
+                pinned,
                 base,
                 live,
                 settings,
@@ -137,17 +146,29 @@ final class MajorRebuild {
                     map,
                     streamed.written().rowsOut(),
                     plan.rewrittenBytes(),
-                    List.copyOf(started));
+                    journal.scratch(),
+                    List.copyOf(started),
+                    base.spec().specId(),
+                    base.currentSchemaId());
         } catch (RuntimeException e) {
-            // nothing installed them: every file it started goes
+            // nothing installed them: every file it started goes; if one cannot, the record stays
+            // for recovery (the next start), which deletes what the table does not reference
+            boolean all = true;
             for (String file : started) {
                 try {
                     live.io().deleteFile(file);
+                } catch (org.apache.iceberg.exceptions.NotFoundException never) {
+                    // never written
                 } catch (RuntimeException suppressed) {
+                    all = false;
                     e.addSuppressed(suppressed);
                 }
             }
-            journal.clear();
+            if (all) {
+                journal.clear();
+            } else {
+                journal.release();
+            }
             throw e;
         }
     }

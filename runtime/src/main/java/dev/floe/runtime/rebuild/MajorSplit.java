@@ -5,6 +5,7 @@ import dev.floe.runtime.RebuildSettings;
 import dev.floe.runtime.TableKey;
 import dev.floe.runtime.seam.RebuildCatalog;
 import java.util.List;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
@@ -42,7 +43,9 @@ final class MajorSplit {
         MajorRebuild.Written written = promotions.written(key);
         MajorRebuild.Written adopted = null;
         if (written != null) {
-            String why = full ? "this rebuild rewrites every file" : written.notAdoptableAt(plan.apart());
+            String why = full
+                    ? "this rebuild rewrites every file"
+                    : !prune.keepsEveryRow() ? "a prune reads every row" : written.notAdoptableAt(plan.apart(), base);
             if (why == null) {
                 plan = plan.adoptingApart();
                 adopted = written;
@@ -51,7 +54,18 @@ final class MajorSplit {
                 plan = RebuildPlanner.plan(live, base, settings, full, prune);
             }
         } else if (!plan.apart().isEmpty()) {
-            plan = plan.keepingApart(); // it still runs
+            FileScanTask deleted = plan.apart().stream()
+                    .filter(task -> !task.deletes().isEmpty())
+                    .findFirst()
+                    .orElse(null);
+            if (deleted == null) {
+                plan = plan.keepingApart(); // it still runs
+            } else {
+                // a rebuild keeps no file an equality delete applies to, and what the major rebuild
+                // writes could not be installed: its inputs are planned as any other's
+                promotions.abandon(key, "a delete landed on " + deleted.file().location());
+                plan = RebuildPlanner.plan(live, base, settings, full, prune);
+            }
         }
         if (full || !prune.keepsEveryRow() || base.specs().size() != 1) {
             return new Split(plan, adopted);

@@ -36,6 +36,8 @@ public final class Promotions {
         final Set<String> inputs;
         volatile MajorRebuild.Written written;
         volatile boolean failed;
+        /** A delete landed on an input while it ran: what it writes is discarded, its inputs are free. */
+        volatile boolean abandoned;
 
         Entry(MajorRebuild work) {
             this.work = work;
@@ -74,18 +76,32 @@ public final class Promotions {
             entries.remove(table, entry);
             return Set.of();
         }
-        return entry == null ? Set.of() : entry.inputs;
+        return entry == null || entry.abandoned ? Set.of() : entry.inputs;
     }
 
     /** Whether {@code table} has major work now (running or written). */
     boolean busy(TableKey table) {
-        return !claimed(table).isEmpty();
+        Entry entry = entries.get(table);
+        return entry != null && !entry.failed;
     }
 
     /** What the major rebuild of {@code table} wrote, once it has; null while it runs or if there is none. */
     MajorRebuild.Written written(TableKey table) {
         Entry entry = entries.get(table);
-        return entry == null ? null : entry.written;
+        return entry == null || entry.abandoned ? null : entry.written;
+    }
+
+    /**
+     * The running major rebuild of {@code table} is given up ({@code why}: a delete landed on one of
+     * its inputs, which a rebuild may not keep): its inputs are free at once, what it writes is
+     * deleted when it ends.
+     */
+    void abandon(TableKey table, String why) {
+        Entry entry = entries.get(table);
+        if (entry != null && entry.written == null && !entry.abandoned) {
+            entry.abandoned = true;
+            LOG.info("floe: the major rebuild of {} is given up ({}); its inputs go back to the rebuilds", table, why);
+        }
     }
 
     /** Starts {@code work} on the executor, unless {@code table} has major work already. */
@@ -100,7 +116,16 @@ public final class Promotions {
     private void run(TableKey table, Entry entry) {
         long started = System.nanoTime();
         try {
-            if (!working.run(table, catalog -> entry.written = entry.work.write(catalog))) {
+            if (!working.run(table, catalog -> {
+                entry.written = entry.work.write(catalog);
+                if (entry.abandoned) {
+                    discardWritten(catalog, table, entry.written, "given up while it ran");
+                }
+            })) {
+                entry.failed = true;
+                return;
+            }
+            if (entry.abandoned) {
                 entry.failed = true;
                 return;
             }
@@ -152,7 +177,8 @@ public final class Promotions {
                 written.outputs().size(),
                 written.inputs().size());
         try {
-            RebuildJournal.forMajor(catalog.state(), table.table()).clear();
+            RebuildJournal.forMajor(catalog.state(), table.table(), written.journalKey())
+                    .clear();
         } finally {
             entries.remove(table);
         }
@@ -170,11 +196,33 @@ public final class Promotions {
                 table,
                 why);
         try {
-            Installation.discardUnreferenced(
-                    liveOps,
-                    RebuildJournal.forMajor(catalog.state(), table.table()).listing(written.journalFiles()));
+            discardUnreferenced(catalog, table, written, liveOps);
         } finally {
             entries.remove(table);
         }
+    }
+
+    /** Deletes the files {@code written} lists that the table does not reference, and its journal. */
+    private static void discardUnreferenced(
+            RebuildCatalog catalog, TableKey table, MajorRebuild.Written written, TableOperations liveOps) {
+        RebuildJournal journal = RebuildJournal.forMajor(catalog.state(), table.table(), written.journalKey())
+                .listing(written.journalFiles());
+        try {
+            Installation.discardUnreferenced(liveOps, journal);
+        } finally {
+            journal.release(); // if the discard failed, the record stays for recovery, which may now take it
+        }
+    }
+
+    private static void discardWritten(
+            RebuildCatalog catalog, TableKey table, MajorRebuild.Written written, String why) {
+        LOG.info(
+                "floe: the {} files packed apart for {} are discarded ({})",
+                written.outputs().size(),
+                table,
+                why);
+        TableOperations ops =
+                ((org.apache.iceberg.HasTableOperations) catalog.loadTableUncached(table.table())).operations();
+        discardUnreferenced(catalog, table, written, ops);
     }
 }

@@ -32,9 +32,18 @@ public final class RebuildJournal {
     /** The journal key's suffix of a major rebuild (one that packs apart and installs nothing itself). */
     private static final String MAJOR_SUFFIX = "__floe_major";
 
-    /** The journal of a major rebuild of {@code live}, under a key of its own (no scratch table goes with it). */
+    /**
+     * The journal of a new major rebuild of {@code live}, under a key of its own (no scratch table
+     * goes with it; a record an earlier one left stays apart, for recovery).
+     */
     public static RebuildJournal forMajor(FloeState state, TableIdentifier live) {
-        return new RebuildJournal(state, live, TableIdentifier.of(live.namespace(), live.name() + MAJOR_SUFFIX));
+        return forMajor(
+                state, live, TableIdentifier.of(live.namespace(), live.name() + MAJOR_SUFFIX + System.nanoTime()));
+    }
+
+    /** The journal of the major rebuild of {@code live} whose key is {@code key}. */
+    public static RebuildJournal forMajor(FloeState state, TableIdentifier live, TableIdentifier key) {
+        return new RebuildJournal(state, live, key);
     }
 
     /**
@@ -42,7 +51,7 @@ public final class RebuildJournal {
      * rebuild since, so recovery deletes only the files the live table does not reference.
      */
     public boolean major() {
-        return scratch.name().endsWith(MAJOR_SUFFIX);
+        return scratch.name().contains(MAJOR_SUFFIX);
     }
 
     /** This journal listing {@code more} files too, saved with its next change (a record read back, or rebuilt). */
@@ -77,6 +86,14 @@ public final class RebuildJournal {
             RUNNING.add(key());
         }
         save();
+    }
+
+    /**
+     * This process holds what the journal lists no more (a major rebuild that failed to clean up):
+     * the record stays for recovery, which no longer skips it.
+     */
+    public void release() {
+        RUNNING.remove(key());
     }
 
     /** Whether this process is writing or holding what this journal lists now (a major rebuild's, not yet installed). */

@@ -115,6 +115,22 @@ public final class MetadataHistoryTrim {
         return trim(new MapDbRebuildCatalog(catalog), table, seen);
     }
 
+    /**
+     * The retired metadata files of {@code table} that a reclaim job not yet expanded lists: it finds
+     * the retired manifests and data files through them alone (the listing runs after the install,
+     * on the guard's second thread, while host commits push those files out of the log).
+     */
+    static Set<String> awaitedByReclaim(RebuildCatalog catalog, TableIdentifier table) {
+        Set<String> awaited = new java.util.HashSet<>();
+        catalog.state().entries(dev.floe.runtime.seam.ReclaimJob.SECTION).forEach((id, encoded) -> {
+            dev.floe.runtime.seam.ReclaimJob job = dev.floe.runtime.seam.ReclaimJob.decode(id, encoded);
+            if (!job.expanded() && job.table().equals(table)) {
+                awaited.addAll(job.paths());
+            }
+        });
+        return awaited;
+    }
+
     /** {@link #trim(MapDbCatalog, TableIdentifier, TableMetadata)}; nothing for catalogs that keep no commit log. */
     public static int trim(RebuildCatalog catalog, TableIdentifier table, TableMetadata seen) {
         Set<String> listed = listed(seen);
@@ -131,8 +147,12 @@ public final class MetadataHistoryTrim {
         }
         List<Long> forget = new ArrayList<>();
         int forgotten = 0;
+        Set<String> awaited = awaitedByReclaim(catalog, table);
         for (Map.Entry<Long, String> entry : log.headMap(oldestListed, false).entrySet()) {
-            deleteQuietly(catalog.io(table), entry.getValue());
+            if (!awaited.contains(entry.getValue())) {
+                // one a reclaim job still has to read is deleted by that job, once it has
+                deleteQuietly(catalog.io(table), entry.getValue());
+            }
             forget.add(entry.getKey());
             if (forget.size() == FORGET_PER_TRANSACTION) {
                 forgotten += forget.size();

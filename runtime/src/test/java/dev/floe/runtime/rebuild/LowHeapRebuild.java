@@ -17,7 +17,8 @@ public final class LowHeapRebuild {
         TableIdentifier table = TableIdentifier.parse(args[1]);
         RebuildSettings settings = RebuildSettings.defaults()
                 .with(s -> s.rowGroupMaxBytes = Long.parseLong(args[2]))
-                .with(s -> s.targetFileBytes = Long.parseLong(args[3]));
+                .with(s -> s.targetFileBytes = Long.parseLong(args[3]))
+                .with(s -> s.rowGroupRows = args.length > 4 ? Integer.parseInt(args[4]) : s.rowGroupRows);
         AtomicLong peak = new AtomicLong();
         Thread sampler = new Thread(() -> {
             Runtime runtime = Runtime.getRuntime();
@@ -35,8 +36,9 @@ public final class LowHeapRebuild {
         try (MapDbCatalog catalog = TestTables.catalog(root)) {
             CompactReport report = new Compactor(settings).compactTable(catalog, table, Prune.NONE);
             sampler.interrupt();
-            System.out.println("rows=" + report.rows() + " files=" + report.dataFilesAfter() + " peakHeapUsedBytes="
-                    + peak.get() + " maxHeapBytes=" + Runtime.getRuntime().maxMemory());
+            System.out.println("rows=" + report.rows() + " files=" + report.dataFilesAfter() + " copied="
+                    + report.copiedFiles() + " peakHeapUsedBytes=" + peak.get() + " maxHeapBytes="
+                    + Runtime.getRuntime().maxMemory());
         }
     }
 }

@@ -25,8 +25,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A child JVM at -Xmx64m rebuilds a table whose Parquet data is several times its heap: memory
- * stays at about one row group, whatever the table size, unpartitioned or partitioned, and when
- * every row goes to a partition of a newer spec (a bounded number of files open at once).
+ * stays at about one row group, whatever the table size, unpartitioned or partitioned, when every
+ * row goes to a partition of a newer spec (a bounded number of files open at once), and when every
+ * file's row groups are copied as they are.
  */
 class LowHeapRebuildTest {
     static final Schema WIDE = new Schema(
@@ -38,7 +39,7 @@ class LowHeapRebuildTest {
     Path root;
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"unpartitioned", "bucketed", "earlier spec"})
+    @ValueSource(strings = {"unpartitioned", "bucketed", "earlier spec", "row groups copied"})
     void rebuildsATableSeveralTimesTheHeap(String layout) throws Exception {
         TableIdentifier id = TableIdentifier.of("db", "big");
         long rows = 0;
@@ -93,7 +94,9 @@ class LowHeapRebuildTest {
                         root.toString(),
                         id.toString(),
                         Long.toString(8L << 20),
-                        Long.toString(64L << 20))
+                        Long.toString(64L << 20),
+                        // the files' row groups of about 25,000 rows count as large: they are copied
+                        layout.equals("row groups copied") ? "20000" : "131072")
                 .redirectErrorStream(true)
                 .redirectOutput(root.resolve("child.log").toFile())
                 .start();
@@ -103,6 +106,11 @@ class LowHeapRebuildTest {
         String log = java.nio.file.Files.readString(root.resolve("child.log"), StandardCharsets.UTF_8);
         assertThat(child.exitValue()).as(log).isZero();
         assertThat(log).contains("rows=" + rows + " ");
+        if (layout.equals("row groups copied")) {
+            assertThat(log).as("every file's row groups copied").contains(" copied=28 ");
+        } else {
+            assertThat(log).contains(" copied=0 ");
+        }
         System.out.println("low-heap rebuild of " + bytes + " data bytes: "
                 + log.lines().filter(l -> l.startsWith("rows=")).findFirst().orElse(""));
 
@@ -111,9 +119,9 @@ class LowHeapRebuildTest {
             TestTables.rebuiltSnapshot(rebuilt);
             assertThat(rebuilt.currentSnapshot().summary()).containsEntry("total-records", Long.toString(rows));
             int files = Integer.parseInt(rebuilt.currentSnapshot().summary().get("total-data-files"));
-            assertThat(files)
-                    .isBetween(layout.equals("unpartitioned") ? 3 : 4, layout.equals("unpartitioned") ? 6 : 12);
-            if (!layout.equals("unpartitioned")) {
+            boolean oneSpec = layout.equals("unpartitioned") || layout.equals("row groups copied");
+            assertThat(files).isBetween(oneSpec ? 3 : 4, oneSpec ? 6 : 12);
+            if (!oneSpec) {
                 PartitionedRebuildTest.assertEveryRowIsInItsFilesPartition(rebuilt);
                 assertThat(PartitionedRebuildTest.partitionsOf(rebuilt)).hasSize(4);
             }

@@ -52,13 +52,14 @@ class MajorRebuildTest {
     MapDbCatalog catalog;
     final List<Runnable> queued = new ArrayList<>();
     boolean stopped;
+    Promotions promotions;
     Compactor compactor;
 
     @BeforeEach
     void open() {
         catalog = TestTables.catalog(root);
         catalog.createNamespace(Namespace.of("db"));
-        Promotions promotions = new Promotions(
+        promotions = new Promotions(
                 queued::add,
                 Runnable::run, // what a rebuild leaves for after: at once
                 (table, work) -> {
@@ -157,6 +158,94 @@ class MajorRebuildTest {
         assertThat(TestTables.fingerprints(catalog.loadTable(EVENTS))).isEqualTo(before);
         assertThat(dataFiles()).hasSizeLessThan(second20.size());
         assertThat(queued).isEmpty();
+    }
+
+    @Test
+    void aDeleteCommittedWhileTheInstallingRebuildRunsLandsOnItsRowInWhatTheMajorRebuildWrote() {
+        catalog.createTable(EVENTS, TestTables.SIMPLE);
+        append(0, 20);
+        rebuild();
+        runMajorWork();
+        Table host = catalog.loadTableUncached(EVENTS);
+        // the file of the first commit: ids 0 to 999 in order, so its eighth row is id 7
+        DataFile input = null;
+        try (org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.FileScanTask> tasks =
+                host.newScan().includeColumnStats().planFiles()) {
+            for (org.apache.iceberg.FileScanTask task : tasks) {
+                java.nio.ByteBuffer lower = task.file().lowerBounds().get(1);
+                if ((Long) org.apache.iceberg.types.Conversions.fromByteBuffer(
+                                org.apache.iceberg.types.Types.LongType.get(), lower)
+                        == 0L) {
+                    input = task.file();
+                }
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        assertThat(input).isNotNull();
+        DataFile first = input;
+        CompactionProbe probe = (step, id) -> {
+            if (step == CompactionStep.ROWS_WRITTEN) {
+                host.refresh();
+                host.newRowDelta()
+                        .addDeletes(RowDeltas.positionDeletes(host, first, 7))
+                        .commit();
+            }
+        };
+        Table before = catalog.loadTable(EVENTS);
+        List<String> expected = new ArrayList<>(TestTables.fingerprints(before));
+
+        CompactReport installing = new Compactor(
+                        SETTINGS, new WriterGate(), new HandleRegistry(0), probe, Clock.systemUTC(), promotions)
+                .compactTable(catalog, EVENTS, Prune.NONE);
+
+        assertThat(installing.attempts()).as("rebased, not started again").isEqualTo(1);
+        assertThat(dataFiles()).doesNotContain(input.location());
+        List<org.apache.iceberg.data.Record> all = new ArrayList<>(TestTables.simpleRows(0, 20 * ROWS));
+        all.removeIf(row -> (Long) row.getField("id") == 7L);
+        assertThat(TestTables.fingerprints(catalog.loadTable(EVENTS)))
+                .as("every row but the eighth of the first file, id 7")
+                .isEqualTo(TestTables.fingerprints(all, TestTables.SIMPLE))
+                .hasSize(expected.size() - 1);
+    }
+
+    @Test
+    void anEqualityDeleteOnAnInputWhileItIsPackedGivesItUpAndTheUpsertStands() throws Exception {
+        catalog.createTable(EVENTS, TestTables.SIMPLE);
+        append(0, 20);
+        rebuild();
+        Set<String> onDisk = TestTables.filesOnDisk(root);
+        Table table = catalog.loadTable(EVENTS);
+        // an upsert of id 5: its old version deleted by value, its new one appended
+        table.newRowDelta()
+                .addDeletes(RowDeltas.equalityDeletes(table, 5))
+                .addRows(TestTables.writeFile(table, List.of(TestTables.simpleRow(5))))
+                .commit();
+        List<String> before = TestTables.fingerprints(catalog.loadTable(EVENTS));
+        assertThat(TestTables.read(catalog.loadTable(EVENTS))).hasSize(20 * ROWS);
+
+        CompactReport second = rebuild();
+        runMajorWork(); // it ends given up: what it wrote goes
+
+        assertThat(second.rows())
+                .as("the inputs are rewritten here, the delete applied")
+                .isGreaterThan(0);
+        assertThat(TestTables.fingerprints(catalog.loadTable(EVENTS))).isEqualTo(before);
+        Set<String> left = TestTables.filesOnDisk(root);
+        left.removeAll(onDisk);
+        left.removeIf(file -> !file.endsWith(".parquet"));
+        Table now = catalog.loadTable(EVENTS);
+        assertThat(TestTables.localPaths(dev.floe.runtime.seam.ReachableFiles.of(
+                        ((org.apache.iceberg.HasTableOperations) now)
+                                .operations()
+                                .current(),
+                        now.io())))
+                .as("no file the given-up major rebuild wrote is left")
+                .containsAll(left);
+        assertThat(RebuildJournal.unfinished(new MapDbRebuildCatalog(catalog).state()))
+                .isEmpty();
+        rebuild();
+        assertThat(TestTables.fingerprints(catalog.loadTable(EVENTS))).isEqualTo(before);
     }
 
     @Test
