@@ -118,7 +118,8 @@ public final class MetadataHistoryTrim {
     /**
      * The retired metadata files of {@code table} that a reclaim job not yet expanded lists: it finds
      * the retired manifests and data files through them alone (the listing runs after the install,
-     * on the guard's second thread, while host commits push those files out of the log).
+     * on the guard's second thread, while host commits push those files out of the log). The trim
+     * neither deletes nor forgets them until the job is expanded; a later trim does both.
      */
     static Set<String> awaitedByReclaim(RebuildCatalog catalog, TableIdentifier table) {
         Set<String> awaited = new java.util.HashSet<>();
@@ -149,10 +150,11 @@ public final class MetadataHistoryTrim {
         int forgotten = 0;
         Set<String> awaited = awaitedByReclaim(catalog, table);
         for (Map.Entry<Long, String> entry : log.headMap(oldestListed, false).entrySet()) {
-            if (!awaited.contains(entry.getValue())) {
-                // one a reclaim job still has to read is deleted by that job, once it has
-                deleteQuietly(catalog.io(table), entry.getValue());
+            if (awaited.contains(entry.getValue())) {
+                // a reclaim job still has to read it: it stays, listed, for a trim after the job's listing
+                continue;
             }
+            deleteQuietly(catalog.io(table), entry.getValue());
             forget.add(entry.getKey());
             if (forget.size() == FORGET_PER_TRANSACTION) {
                 forgotten += forget.size();
