@@ -32,7 +32,6 @@ import org.apache.iceberg.catalog.TableIdentifier;
 final class MajorRebuild {
     /** What a major rebuild wrote, until a rebuild installs it or it is discarded. */
     record Written(
-            long baseSnapshotId,
             Set<String> inputs,
             List<DataFile> outputs,
             CompactionMap map,
@@ -140,7 +139,6 @@ final class MajorRebuild {
         try {
             RowStreamer.Streamed streamed = streamer.stream(plan);
             return new Written(
-                    base.currentSnapshot().snapshotId(),
                     inputs(),
                     new ArrayList<>(streamed.written().files()),
                     map,

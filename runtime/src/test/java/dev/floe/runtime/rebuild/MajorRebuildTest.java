@@ -97,6 +97,14 @@ class MajorRebuildTest {
         return compactor.compactTable(catalog, EVENTS, Prune.NONE);
     }
 
+    /** The Parquet files on disk now that were not in {@code before}. */
+    private Set<String> parquetFilesSince(Set<String> before) {
+        Set<String> files = TestTables.filesOnDisk(root);
+        files.removeAll(before);
+        files.removeIf(file -> !file.endsWith(".parquet"));
+        return files;
+    }
+
     /** Runs what the major rebuild's thread was given, as that thread would. */
     private void runMajorWork() {
         assertThat(queued).as("one major rebuild was started").hasSize(1);
@@ -231,9 +239,7 @@ class MajorRebuildTest {
                 .as("the inputs are rewritten here, the delete applied")
                 .isGreaterThan(0);
         assertThat(TestTables.fingerprints(catalog.loadTable(EVENTS))).isEqualTo(before);
-        Set<String> left = TestTables.filesOnDisk(root);
-        left.removeAll(onDisk);
-        left.removeIf(file -> !file.endsWith(".parquet"));
+        Set<String> left = parquetFilesSince(onDisk);
         Table now = catalog.loadTable(EVENTS);
         assertThat(TestTables.localPaths(dev.floe.runtime.seam.ReachableFiles.of(
                         ((org.apache.iceberg.HasTableOperations) now)
@@ -255,9 +261,7 @@ class MajorRebuildTest {
         rebuild();
         Set<String> onDiskBefore = TestTables.filesOnDisk(root);
         runMajorWork();
-        Set<String> written = TestTables.filesOnDisk(root);
-        written.removeAll(onDiskBefore);
-        written.removeIf(file -> !file.endsWith(".parquet"));
+        Set<String> written = parquetFilesSince(onDiskBefore);
         assertThat(written).as("the major rebuild wrote its files").isNotEmpty();
 
         Table table = catalog.loadTable(EVENTS);
