@@ -34,6 +34,13 @@ final class HostParquet {
     private final Method inputFile;
     private final Method outputFile;
     private final Method open;
+    /**
+     * Read options built once: {@code ParquetFileReader.open(InputFile)} builds its own each time,
+     * and with them a Hadoop configuration that parses Hadoop's default XML resources again (a
+     * promotion of eight files spent half its stream phase there).
+     */
+    private final Object readOptions;
+
     private final Method readerFooter;
     private final Method appendTo;
     private final Method convert;
@@ -71,7 +78,10 @@ final class HostParquet {
         this.outputFile = io.getDeclaredMethod("file", OutputFile.class);
         inputFile.setAccessible(true);
         outputFile.setAccessible(true);
-        this.open = reader.getMethod("open", parquetInput);
+        Class<?> options = Class.forName(prefix + ".ParquetReadOptions", false, loader);
+        Object builder = options.getMethod("builder").invoke(null);
+        this.readOptions = builder.getClass().getMethod("build").invoke(builder);
+        this.open = reader.getMethod("open", parquetInput, options);
         this.readerFooter = reader.getMethod("getFooter");
         this.appendTo = reader.getMethod("appendTo", writerClass);
         this.convert = Class.forName(
@@ -110,7 +120,7 @@ final class HostParquet {
 
     /** A parquet-java reader of {@code file}, to close. */
     Closeable open(InputFile file) throws IOException {
-        return (Closeable) call(open, null, call(inputFile, null, file));
+        return (Closeable) call(open, null, call(inputFile, null, file), readOptions);
     }
 
     Footer footer(Closeable reader) throws IOException {
