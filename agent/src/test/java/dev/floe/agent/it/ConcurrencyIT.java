@@ -21,6 +21,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Four appenders, two scanning readers, rebuilds every hundred snapshots, in one real JVM. */
 class ConcurrencyIT {
+    static final int WRITERS = 4;
+    /** 600 commits in all: six rebuilds at the trigger of a hundred. */
+    static final int COMMITS_EACH = 150;
+
+    static final int ROWS_PER_COMMIT = 2;
+
     @TempDir
     Path dir;
 
@@ -40,15 +46,15 @@ class ConcurrencyIT {
                 classPath,
                 ConcurrentHost.class.getName(),
                 warehouse.toString(),
-                "4",
-                "300",
-                "2",
+                Integer.toString(WRITERS),
+                Integer.toString(COMMITS_EACH),
+                Integer.toString(ROWS_PER_COMMIT),
                 "2");
 
         assertThat(run.exitCode()).as(run.output()).isZero();
         Map<String, String> result = run.result();
         assertThat(result)
-                .containsEntry("commits", "1200")
+                .containsEntry("commits", Integer.toString(WRITERS * COMMITS_EACH))
                 .containsEntry("errors", "0")
                 .containsEntry("missing", "0")
                 .containsEntry("decreases", "0");
@@ -71,8 +77,8 @@ class ConcurrencyIT {
                     IcebergGenerics.read(table).select("id").build()) {
                 rows.forEach(r -> ids.add((Long) r.getField("id")));
             }
-            assertThat(acked).hasSize(2400);
-            assertThat(ids).hasSize(2400);
+            assertThat(acked).hasSize(WRITERS * COMMITS_EACH * ROWS_PER_COMMIT);
+            assertThat(ids).hasSize(WRITERS * COMMITS_EACH * ROWS_PER_COMMIT);
             assertThat(new HashSet<>(ids)).isEqualTo(acked);
         }
     }

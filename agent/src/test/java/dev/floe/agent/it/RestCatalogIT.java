@@ -217,7 +217,7 @@ class RestCatalogIT {
 
     @Test
     void aRestCatalogTableIsRebuiltInPlaceAndLosesNothing() throws Exception {
-        int commits = 600;
+        int commits = 5 * TRIGGER; // five rebuilds
         String created = createTable();
         Jvm.Run run = ingest("db.events", commits);
 
