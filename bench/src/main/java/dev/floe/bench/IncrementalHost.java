@@ -31,12 +31,17 @@ public final class IncrementalHost {
             "       java -cp floe-bench.jar dev.floe.bench.IncrementalHost append <catalog.properties> <namespace.table> \\",
             "           <commits> <rows-per-commit>",
             "       java -cp floe-bench.jar dev.floe.bench.IncrementalHost copy <catalog.properties> <namespace.table>",
+            "       java -javaagent:floe-agent.jar -cp floe-bench.jar dev.floe.bench.IncrementalHost promote \\",
+            "           <catalog.properties> <namespace.table> [<namespace.table> ...]",
             "",
             "scan: reads every row of the table three times; scanMs is the fastest.",
             "build: creates the table (the sample ingest's schema) with <rows> rows in <files> commits.",
             "append: appends <commits> commits of <rows-per-commit> rows after the table's rows, one file each.",
             "copy: copies every data file of the table's current snapshot, byte for byte through the table's",
             "  FileIO (1 MiB buffer), beside them; copyMs is the time of the copies, which are then deleted.",
+            "promote: with the agent attached and floe.trigger.snapshots=2, makes two commits of ten rows to each",
+            "  table in turn and waits for floe's rebuild of it before the next: the first warms this JVM up as",
+            "  a long-lived host is, what floe's log says of the others is a rebuild in such a host.",
             "",
             "Prints one line: RESULT key=value ... Exit 0 on success, 1 on failure, 2 on bad arguments.");
 
@@ -58,6 +63,7 @@ public final class IncrementalHost {
                     case "scan" -> scan(catalog.loadTable(id));
                     case "build" -> build(catalog, id, Long.parseLong(args[3]), Integer.parseInt(args[4]));
                     case "copy" -> copy(catalog.loadTable(id));
+                    case "promote" -> promote(catalog, java.util.Arrays.copyOfRange(args, 2, args.length));
                     case "append" ->
                         append(catalog.loadTable(id), Integer.parseInt(args[3]), Integer.parseInt(args[4]));
                     default -> throw new IllegalArgumentException("unknown mode " + args[0]);
@@ -144,6 +150,33 @@ public final class IncrementalHost {
         out.put("copyMs", Long.toString(ms));
         out.put("bytes", Long.toString(bytes));
         out.put("files", Integer.toString(sources.size()));
+        return out;
+    }
+
+    /** Two commits to each table, then floe's rebuild of it awaited (its snapshot on top, marked as floe's). */
+    private static Map<String, String> promote(Catalog catalog, String[] tables) throws Exception {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String name : tables) {
+            Table table = catalog.loadTable(TableIdentifier.parse(name));
+            append(table, 2, 10);
+            long appended = table.currentSnapshot().snapshotId();
+            long t0 = System.nanoTime();
+            long deadline = t0 + java.util.concurrent.TimeUnit.MINUTES.toNanos(30);
+            while (true) {
+                table.refresh();
+                org.apache.iceberg.Snapshot head = table.currentSnapshot();
+                if (head.snapshotId() != appended && head.summary().containsKey(KeepUpWatch.REBUILT)) {
+                    break;
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("floe did not rebuild " + name + " within 30 minutes of two"
+                            + " commits: is the agent attached with floe.trigger.snapshots=2?");
+                }
+                Thread.sleep(20);
+            }
+            out.put(name + ".waitMs", Long.toString((System.nanoTime() - t0) / 1_000_000));
+        }
+        out.put("tables", Integer.toString(tables.length));
         return out;
     }
 

@@ -20,12 +20,20 @@ import java.util.regex.Pattern;
  * by the CLI into files of {@code promotionSettled} with the copy off (so they are floe's own
  * re-encoded files, row groups of {@code floe.rebuild.row-group-rows}; the last holds what was left
  * over, and if that is under half a row group it is re-encoded by the promotion); the data files are copied
- * plainly once ({@code IncrementalHost copy}); then {@code compact --full} with a target that holds
- * them all packs them into one file, with the copy on or off. MB/s is the input's bytes over the
- * stream phase (the part that reads and writes data); the table's rows are read back after.
+ * plainly once ({@code IncrementalHost copy}); then a host with the agent attached ({@code
+ * IncrementalHost promote}) commits to the table and floe rebuilds it whole, with a target that holds
+ * every file, into one file, with the copy on or off. Promotions run in a long-lived host, whose
+ * Parquet classes are loaded and compiled: the same host first has floe promote a table an eighth
+ * the size, settled alike. MB/s is the input's bytes over the rebuild's stream phase (the part that
+ * reads and writes data); the table's rows are read back after.
  */
 final class PromotionBench {
     static final String TABLE = "bench.promoted";
+    /** The rows of the two commits that make floe rebuild a table ({@code IncrementalHost promote}). */
+    private static final long PROMOTE_COMMIT_ROWS = 20;
+    /** Promoted first in the same host, so that the measured promotion runs in a warm JVM. */
+    static final String WARM_UP = "bench.warmup";
+
     private static final Pattern COPIED = Pattern.compile("row groups of (\\d+) files, (\\d+) bytes, copied");
 
     private PromotionBench() {}
@@ -40,33 +48,47 @@ final class PromotionBench {
             String name = "promotion-" + mode;
             Path dir = h.freshDir(name);
             Path props = Harness.catalogProperties(dir);
-            h.run(
-                            name + "-build",
-                            List.of(),
-                            IncrementalHost.class,
-                            List.of("build", props.toString(), TABLE, Long.toString(rows), "40"))
-                    .requireResult(name + "-build");
-            h.cli(
-                    name + "-settle",
-                    List.of(
-                            "-Dfloe.rebuild.target-file-bytes=" + h.sizes.promotionSettled,
-                            "-Dfloe.rebuild.row-group-rows=" + h.sizes.promotionRowGroupRows,
-                            "-Dfloe.rebuild.copy-row-groups=false"),
-                    List.of("compact", "--full", "--catalog", props.toString(), TABLE));
+            for (String table : List.of(WARM_UP, TABLE)) {
+                long tableRows = table.equals(TABLE) ? rows : rows / 8;
+                h.run(
+                                name + "-build-" + table,
+                                List.of(),
+                                IncrementalHost.class,
+                                List.of("build", props.toString(), table, Long.toString(tableRows), "40"))
+                        .requireResult(name + "-build");
+                h.cli(
+                        name + "-settle-" + table,
+                        List.of(
+                                "-Dfloe.rebuild.target-file-bytes=" + h.sizes.promotionSettled,
+                                "-Dfloe.rebuild.row-group-rows=" + h.sizes.promotionRowGroupRows,
+                                "-Dfloe.rebuild.copy-row-groups=false"),
+                        List.of("compact", "--full", "--catalog", props.toString(), table));
+            }
             Map<String, String> plain = h.run(
                             name + "-plain-copy",
                             List.of(),
                             IncrementalHost.class,
                             List.of("copy", props.toString(), TABLE))
                     .requireResult(name + "-plain-copy");
-            ChildJvm.Run promote = h.cli(
+            // whole (full-every=1) and in the rebuild's own stream (major-bytes=off), so its phases say it
+            ChildJvm.Run promote = h.run(
                     name + "-promote",
                     List.of(
+                            h.agent(),
+                            "-Dfloe.trigger.snapshots=2",
+                            "-Dfloe.trigger.min-interval=0s",
+                            "-Dfloe.rebuild.full-every=1",
+                            "-Dfloe.rebuild.major-bytes=off",
                             "-Dfloe.rebuild.target-file-bytes=64GiB",
                             "-Dfloe.rebuild.row-group-rows=" + h.sizes.promotionRowGroupRows,
                             "-Dfloe.rebuild.copy-row-groups=" + copy),
-                    List.of("compact", "--full", "--catalog", props.toString(), TABLE));
-            String line = promote.rebuildLines().get(promote.rebuildLines().size() - 1);
+                    IncrementalHost.class,
+                    List.of("promote", props.toString(), WARM_UP, TABLE));
+            promote.requireResult(name + "-promote");
+            String line = promote.rebuildLines().stream()
+                    .filter(l -> l.contains("rebuilt " + TABLE + " ") || l.contains("rebuilt " + TABLE + ":"))
+                    .reduce((a, b) -> b)
+                    .orElseThrow(() -> new IllegalStateException(name + ": floe's log has no rebuild of " + TABLE));
             RebuildReport report = RebuildReport.parse(line);
             Matcher copied = COPIED.matcher(line);
             long copiedFiles = copied.find() ? Long.parseLong(copied.group(1)) : 0;
@@ -81,9 +103,11 @@ final class PromotionBench {
                             name + "-scan", List.of(), IncrementalHost.class, List.of("scan", props.toString(), TABLE))
                     .requireResult(name + "-scan");
             long filesAfter = Long.parseLong(report.filesAfter());
-            if (Long.parseLong(scan.get("rows")) != rows || filesAfter > inputFiles - copiedFiles + 1) {
-                throw new IllegalStateException(mode + ": read back " + scan.get("rows") + " rows in " + filesAfter
-                        + " files, expected " + rows + " in " + (inputFiles - copiedFiles + 1) + " at most");
+            if (Long.parseLong(scan.get("rows")) != rows + PROMOTE_COMMIT_ROWS
+                    || filesAfter > inputFiles - copiedFiles + 1) {
+                throw new IllegalStateException(
+                        mode + ": read back " + scan.get("rows") + " rows in " + filesAfter + " files, expected "
+                                + (rows + PROMOTE_COMMIT_ROWS) + " in " + (inputFiles - copiedFiles + 1) + " at most");
             }
             long streamMs = Math.max(1, report.phases().getOrDefault("stream", -1L));
             long plainMs = Math.max(1, (long) Harness.num(plain, "copyMs"));
