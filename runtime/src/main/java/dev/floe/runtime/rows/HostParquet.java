@@ -146,9 +146,9 @@ final class HostParquet {
         return call(convert, null, schema, name);
     }
 
-    /** A new parquet-java file writer of {@code file} with {@code schema}, started. */
+    /** A new parquet-java file writer of {@code file} with {@code schema}, started; it writes a MiB at a time. */
     Object startWriter(OutputFile file, Object schema, long rowGroupBytes) throws IOException {
-        Object parquet = call(outputFile, null, file);
+        Object parquet = call(outputFile, null, new BufferedOutputFile(file));
         Object created;
         try {
             created = writer.newInstance(parquet, schema, create, rowGroupBytes, 0);

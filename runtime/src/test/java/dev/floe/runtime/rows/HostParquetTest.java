@@ -1,9 +1,10 @@
 package dev.floe.runtime.rows;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.io.IOException;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.io.InputFile;
@@ -61,13 +62,15 @@ class HostParquetTest {
     }
 
     @Test
-    void aWriterThatFailsToStartClosesItsStream() throws IOException {
+    void aWriterWhoseFileCannotBeWrittenFailsAndClosesItsStream() throws IOException {
         HostParquet parquet = HostParquet.get();
         FailingFile file = new FailingFile();
 
-        assertThatThrownBy(() -> parquet.startWriter(file, parquet.schema(SCHEMA, "table"), 1 << 20))
-                .isInstanceOf(IOException.class)
-                .hasMessageContaining("no space left on device");
+        // the writer's first bytes wait in its buffer: the file's failure shows once they go out
+        Object writer = parquet.startWriter(file, parquet.schema(SCHEMA, "table"), 1 << 20);
+        IOException failure = catchThrowableOfType(IOException.class, () -> parquet.end(writer, Map.of()));
+        assertThat(failure).hasMessageContaining("no space left on device");
+        parquet.abort(writer, failure);
         assertThat(file.closed).isTrue();
     }
 }
