@@ -31,8 +31,9 @@ import org.apache.iceberg.io.OutputFileFactory;
  * copy), and row groups of at least half the target rows but the last. Every other file is
  * re-encoded by {@link RollingParquetWriter}. Iceberg's metrics of a copied file are its sources',
  * merged ({@link MergedMetrics}). The copy goes through parquet-java's own
- * file writer ({@link HostParquet}), which moves 8 KiB at a time: memory is that buffer and the
- * footers, whatever the files' size. Iceberg's {@code ParquetFileMerger} (apache/iceberg #14435, after 1.12) merges files the same way, but is not
+ * file writer ({@link HostParquet}), which moves 8 KiB at a time into a MiB that goes to the file
+ * at once ({@link BufferedOutputFile}): memory is those buffers and the footers, whatever the
+ * files' size. Iceberg's {@code ParquetFileMerger} (apache/iceberg #14435, after 1.12) merges files the same way, but is not
  * in every Iceberg a host runs.
  *
  * <p>On any failure every file this copy started is deleted before the error is rethrown.
